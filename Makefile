@@ -1,0 +1,81 @@
+# dbmcp — build, test and demo. See README.md.
+#   make          build build/dbmcp
+#   make test     install missing packages, then every test (unit, sanitizers, protocol, conformance)
+#   make demo     install missing packages, build, create demo.db and serve it over HTTP
+CC      ?= cc
+PKGS    := sqlite3 jansson libmicrohttpd libsodium
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc $(shell pkg-config --cflags $(PKGS))
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+BUILD   := build
+
+SRCS     := $(shell find src -name '*.c' | sort)
+LIB_SRCS := $(filter-out src/cli/%,$(SRCS))
+CLI_SRCS := $(filter src/cli/%,$(SRCS))
+ASSETS   := $(shell find src/store/schema src/store/seed -name '*.sql' | sort)
+
+OBJS     = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(1))
+LIB_OBJS := $(call OBJS,$(LIB_SRCS)) $(BUILD)/obj/store/assets.o
+CLI_OBJS := $(call OBJS,$(CLI_SRCS))
+
+UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+
+.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench clean
+
+all: $(BUILD)/dbmcp
+
+$(BUILD)/dbmcp: $(LIB_OBJS) $(CLI_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/store/assets.o: src/store/assets.S $(ASSETS)
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+deps:
+	@scripts/deps.sh
+
+# The whole suite: what CI runs.
+test: deps
+	@scripts/test.sh
+
+unit: $(UNIT_BINS)
+	@scripts/run-unit.sh $(UNIT_BINS)
+
+# The unit suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+unit-asan:
+	$(MAKE) BUILD=build/asan CC=clang CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" unit
+
+protocol: all
+	@scripts/protocol-tests.sh
+
+conformance: all
+	@scripts/conformance.sh
+
+fuzz:
+	@scripts/fuzz.sh
+
+demo: deps all
+	@scripts/demo.sh
+
+bench: all
+	@bench/run.sh
+
+format:
+	clang-format -i $(SRCS) $(shell find src tests/unit fuzz -name '*.h' -o -name '*.c' 2>/dev/null | sort -u)
+
+format-check:
+	@scripts/format-check.sh
+
+clean:
+	rm -rf $(BUILD)

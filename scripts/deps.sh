@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dbmcp builds, tests and runs with.
+# Idempotent: runs `apt-get update` and `apt-get install` only when a package
+# is missing. Debian 12, as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  build-essential pkg-config clang clang-format libclang-rt-14-dev
+  libsqlite3-dev sqlite3
+  libjansson-dev
+  libmicrohttpd-dev
+  libsodium-dev
+  libcurl4-openssl-dev
+  libcmocka-dev
+  valgrind curl ca-certificates
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+# Node.js and npm come with the machine image on our CI kind; install
+# Debian's only when the commands are absent.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "deps: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,63 @@
+/*
+ * cli.h — the command line: a table of subcommands, each with its flags,
+ * usage and help text, parsed by one parser. Exit codes: 0 ok, 1 runtime
+ * failure, 2 usage error. Only the CLI and the stdio transport write to
+ * stdout.
+ */
+#ifndef DBMCP_CLI_H
+#define DBMCP_CLI_H
+
+#include "core/error.h"
+#include "store/store.h"
+
+#define CLI_OK 0
+#define CLI_FAIL 1
+#define CLI_USAGE 2
+#define CLI_MAX_FLAGS 24
+#define CLI_MAX_ARGS 16
+
+typedef struct cli_flag_spec {
+    const char *name;       /* without the leading "--" */
+    const char *value_name; /* NULL for a boolean flag */
+    const char *help;
+} cli_flag_spec;
+
+typedef struct cli_args cli_args;
+
+typedef struct cli_command {
+    const char *name;    /* "serve", or "keys create" for a sub-subcommand */
+    const char *summary; /* one line for `dbmcp help` */
+    const char *usage;   /* argument synopsis after the name */
+    const char *details; /* paragraphs for `dbmcp help NAME` (may be NULL) */
+    int min_args, max_args;
+    const cli_flag_spec *flags; /* terminated by {NULL} */
+    int (*run)(cli_args *a);
+} cli_command;
+
+struct cli_args {
+    const cli_command *cmd;
+    int argc;                         /* positional arguments */
+    const char *argv[CLI_MAX_ARGS];
+    const char *values[CLI_MAX_FLAGS]; /* per flag: value, "1" for booleans, or NULL */
+};
+
+/* Value of flag `name` (NULL when absent). */
+const char *cli_flag(const cli_args *a, const char *name);
+/* Print "dbmcp NAME: reason" and the usage to stderr; returns CLI_USAGE. */
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Print an error (operator message) to stderr; returns CLI_FAIL. */
+int cli_fail(const dbmcp_error *err);
+/* The database URL: --db, else $DBMCP_DB, else ./dbmcp.db. */
+const char *cli_db_url(const cli_args *a);
+/* Open the catalog database read-write, checking (and migrating) the
+ * schema; prints the error and returns NULL on failure. */
+store *cli_open_catalog(const cli_args *a);
+
+/* Command tables, one per file. */
+extern const cli_command cli_cmd_init, cli_cmd_serve, cli_cmd_call, cli_cmd_audit;
+extern const cli_command cli_cmd_keys_create, cli_cmd_keys_list, cli_cmd_keys_revoke;
+/* Admin commands for interfaces, tools, prompts and resources (admin.c). */
+extern const cli_command *const cli_admin_commands[];
+
+#endif

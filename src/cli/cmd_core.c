@@ -1,0 +1,257 @@
+/*
+ * cmd_core.c — the everyday commands: init, serve, call.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/server.h"
+#include "store/migrate.h"
+#include "transport/http.h"
+#include "transport/stdio.h"
+
+#define DB_FLAG {"db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"}
+
+/* --- init --------------------------------------------------------------------- */
+
+static int run_init(cli_args *a)
+{
+    const char *url = cli_db_url(a);
+    dbmcp_error err;
+    store *db = NULL;
+    if (store_open(url, STORE_READWRITE | STORE_CREATE, &db, &err) != 0)
+        return cli_fail(&err);
+    int before = 0, applied = 0;
+    int rc = store_schema_version(db, &before, &err);
+    if (!rc)
+        rc = store_migrate(db, &applied, &err);
+    if (!rc && before == 0) {
+        rc = store_seed(db, "base", &err);
+        if (!rc)
+            rc = store_seed(db, "conformance", &err);
+    }
+    if (!rc && cli_flag(a, "demo")) {
+        int64_t loaded = 0;
+        store_query_int(db, "SELECT count(*) FROM dbmcp_settings WHERE key = 'demo.loaded'", 0,
+                        &loaded, &err);
+        if (loaded)
+            fprintf(stderr, "dbmcp: the demo data set is already loaded in %s\n", url);
+        else
+            rc = store_seed(db, "demo", &err);
+    }
+    store_close(db);
+    if (rc)
+        return cli_fail(&err);
+    fprintf(stderr, "dbmcp: %s is at schema version %d (%d migration%s applied)%s\n", url,
+            store_schema_latest(), applied, applied == 1 ? "" : "s",
+            cli_flag(a, "demo") ? ", demo data loaded" : "");
+    return CLI_OK;
+}
+
+static const cli_flag_spec init_flags[] = {
+    DB_FLAG,
+    {"demo", NULL, "also load the demo data set (Tarifverträge, thesaurus, sales, plans)"},
+    {NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_init = {
+    "init",
+    "Create or migrate the database and load the built-in catalog",
+    "[--db PATH] [--demo]",
+    "Applies pending schema migrations (each in its own transaction). A new database gets the\n"
+    "`default` interface with the builtin tools echo and server_info, and the `conformance`\n"
+    "interface (disabled). --demo adds the demo data set. A database written by a newer dbmcp\n"
+    "is refused.",
+    0,
+    0,
+    init_flags,
+    run_init,
+};
+
+/* --- shared server setup ---------------------------------------------------------- */
+
+static int make_server(cli_args *a, mcp_server **srv)
+{
+    mcp_server_config cfg = {0};
+    cfg.db_url = cli_db_url(a);
+    cfg.allowed_tools = cli_flag(a, "allowed-tools");
+    if (!cfg.allowed_tools)
+        cfg.allowed_tools = getenv("DBMCP_ALLOWED_TOOLS");
+    dbmcp_error err;
+    if (mcp_server_create(&cfg, srv, &err) != 0)
+        return cli_fail(&err);
+    return CLI_OK;
+}
+
+static int local_identity(cli_args *a, mcp_server *srv, mcp_identity *id)
+{
+    const char *principal = cli_flag(a, "principal");
+    if (!principal)
+        principal = getenv("DBMCP_PRINCIPAL");
+    const char *iface = cli_flag(a, "interface");
+    if (!iface)
+        iface = getenv("DBMCP_INTERFACE");
+    dbmcp_error err;
+    if (mcp_server_local_identity(srv, principal, iface, id, &err) != 0)
+        return cli_fail(&err);
+    return CLI_OK;
+}
+
+/* --- serve ------------------------------------------------------------------------ */
+
+static int run_serve(cli_args *a)
+{
+    const char *bind = cli_flag(a, "http");
+    if (cli_flag(a, "no-auth") && !bind)
+        return cli_usage_error(a->cmd, "--no-auth only applies to --http");
+    mcp_server *srv = NULL;
+    int rc = make_server(a, &srv);
+    if (rc)
+        return rc;
+    mcp_identity id;
+    if ((rc = local_identity(a, srv, &id)) != CLI_OK) {
+        mcp_server_free(srv);
+        return rc;
+    }
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    if (bind) {
+        http_config hc = {0};
+        hc.bind = bind;
+        hc.no_auth = cli_flag(a, "no-auth") != NULL;
+        hc.anonymous = &id;
+        const char *origin = cli_flag(a, "allow-origin");
+        const char *origins[2] = {origin, NULL};
+        hc.allowed_origins = origin ? origins : NULL;
+        rc = http_serve(srv, &hc, &err);
+    } else {
+        rc = stdio_serve(srv, &id, stdin, stdout, &err);
+    }
+    mcp_server_free(srv);
+    if (rc == DBMCP_EINVAL)
+        return cli_usage_error(a->cmd, "%s", err.message);
+    return rc ? cli_fail(&err) : CLI_OK;
+}
+
+static const cli_flag_spec serve_flags[] = {
+    DB_FLAG,
+    {"http", "HOST:PORT", "serve Streamable HTTP at /mcp instead of stdio (e.g. 127.0.0.1:8080)"},
+    {"no-auth", NULL, "HTTP without API keys (only with a loopback bind)"},
+    {"interface", "NAME", "stdio (and --no-auth HTTP): interface to serve; default `default`"},
+    {"principal", "NAME", "stdio: who is calling, for scope and audit; default $DBMCP_PRINCIPAL"},
+    {"allowed-tools", "A,B", "narrow every interface to these tools (also $DBMCP_ALLOWED_TOOLS)"},
+    {"allow-origin", "ORIGIN", "HTTP: accept this Origin besides loopback ones"},
+    {NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_serve = {
+    "serve",
+    "Serve MCP over stdio (default) or Streamable HTTP",
+    "[--db PATH] [--http HOST:PORT [--no-auth]] [--interface NAME] [--principal NAME]",
+    "stdio: one JSON-RPC message per line; logs go to stderr; exits at end of input.\n"
+    "HTTP: POST/GET/DELETE /mcp, both protocol eras (2025-11-25 sessions and stateless\n"
+    "2026-07-28). Requests need `Authorization: Bearer KEY` (see `dbmcp keys create`) unless\n"
+    "--no-auth. SIGTERM finishes in-flight requests and writes their audit rows.",
+    0,
+    0,
+    serve_flags,
+    run_serve,
+};
+
+/* --- call ---------------------------------------------------------------------------- */
+
+static void print_text_content(const json_t *result)
+{
+    size_t i;
+    json_t *block;
+    json_array_foreach(json_object_get(result, "content"), i, block)
+    {
+        const char *text = json_string_value(json_object_get(block, "text"));
+        if (text)
+            printf("%s\n", text);
+        else {
+            char *dump = json_dumps(block, JSON_COMPACT);
+            printf("%s\n", dump ? dump : "");
+            free(dump);
+        }
+    }
+}
+
+static int run_call(cli_args *a)
+{
+    const char *tool = a->argv[0];
+    const char *args_text = a->argc > 1 ? a->argv[1] : "{}";
+    json_error_t jerr;
+    json_t *args = json_loads(args_text, 0, &jerr);
+    if (!args || !json_is_object(args)) {
+        json_decref(args);
+        return cli_usage_error(a->cmd, "arguments must be a JSON object (%s)",
+                               args ? "not an object" : jerr.text);
+    }
+    mcp_server *srv = NULL;
+    int rc = make_server(a, &srv);
+    if (rc) {
+        json_decref(args);
+        return rc;
+    }
+    mcp_identity id;
+    if ((rc = local_identity(a, srv, &id)) != CLI_OK) {
+        json_decref(args);
+        mcp_server_free(srv);
+        return rc;
+    }
+    mcp_session *s = mcp_session_create(srv, &id, "cli");
+    json_t *req = json_pack("{s:s, s:i, s:s, s:{s:s, s:o}}", "jsonrpc", "2.0", "id", 1, "method",
+                            "tools/call", "params", "name", tool, "arguments", args);
+    char *text = json_dumps(req, JSON_COMPACT);
+    json_t *err_resp = NULL;
+    jsonrpc_msg *msg = jsonrpc_parse(text, strlen(text), &err_resp);
+    mcp_call_ctx ctx = {0};
+    ctx.transport = "cli";
+    json_t *resp = msg ? mcp_handle(srv, s, msg, &ctx) : err_resp;
+    json_t *result = json_object_get(resp, "result");
+    json_t *error = json_object_get(resp, "error");
+    if (cli_flag(a, "json")) {
+        char *dump = json_dumps(result ? result : resp, JSON_INDENT(2));
+        printf("%s\n", dump ? dump : "");
+        free(dump);
+    } else if (result) {
+        print_text_content(result);
+    }
+    if (error)
+        fprintf(stderr, "dbmcp call: %s\n",
+                json_string_value(json_object_get(error, "message")) ?: "error");
+    rc = (error || json_is_true(json_object_get(result, "isError"))) ? CLI_FAIL : CLI_OK;
+    json_decref(resp);
+    jsonrpc_msg_free(msg);
+    free(text);
+    json_decref(req);
+    mcp_session_unref(s);
+    mcp_server_free(srv);
+    return rc;
+}
+
+static const cli_flag_spec call_flags[] = {
+    DB_FLAG,
+    {"json", NULL, "print the whole result as JSON instead of its text content"},
+    {"interface", "NAME", "interface to call through; default `default`"},
+    {"principal", "NAME", "who is calling (audit, scope); default $DBMCP_PRINCIPAL or `local`"},
+    {"allowed-tools", "A,B", "narrow the interface to these tools"},
+    {NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_call = {
+    "call",
+    "Run one tool call through the same dispatch as MCP clients and print its result",
+    "TOOL ['JSON-ARGS'] [--json] [--interface NAME] [--db PATH]",
+    "Validation, policy and audit apply exactly as for an MCP client (transport `cli`).\n"
+    "Exit status 1 when the result is an error (isError) or the call was refused.",
+    1,
+    2,
+    call_flags,
+    run_call,
+};

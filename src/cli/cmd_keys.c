@@ -1,0 +1,179 @@
+/*
+ * cmd_keys.c — API keys (create, list, revoke) and the audit listing.
+ * A key is shown once at creation; only the hash of its secret is stored.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog.h"
+#include "cli/cli.h"
+#include "core/ids.h"
+#include "mcp/server.h"
+#include "store/registry.h"
+
+#define DB_FLAG {"db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"}
+
+static int run_keys_create(cli_args *a)
+{
+    const char *iface = cli_flag(a, "interface");
+    const char *user = cli_flag(a, "user");
+    const char *principal = cli_flag(a, "principal");
+    if (!iface)
+        return cli_usage_error(a->cmd, "--interface is required");
+    dbmcp_error err;
+    if (catalog_validate_name("interface", iface, &err))
+        return cli_usage_error(a->cmd, "%s", err.message);
+    store *db = cli_open_catalog(a);
+    if (!db)
+        return CLI_FAIL;
+    reg_interface row;
+    int rc = reg_interface_get(db, iface, &row, &err);
+    reg_interface_free(&row);
+    if (rc) {
+        store_close(db);
+        return cli_fail(&err);
+    }
+    char id[13], secret[41], hash[65];
+    ids_token(id, 12);
+    ids_token(secret, 40);
+    mcp_key_hash_secret(secret, hash);
+    reg_api_key key = {0};
+    key.id = id;
+    key.principal = (char *)(principal ? principal : user ? user : iface);
+    key.secret_hash = hash;
+    key.interface = (char *)iface;
+    key.user_id = (char *)user;
+    key.agent_id = (char *)cli_flag(a, "agent");
+    key.description = (char *)cli_flag(a, "description");
+    rc = reg_api_key_insert(db, &key, &err);
+    store_close(db);
+    if (rc)
+        return cli_fail(&err);
+    printf("dbmcp_%s_%s\n", id, secret);
+    fprintf(stderr, "dbmcp: key %s created for interface %s; it is shown only once\n", id, iface);
+    return CLI_OK;
+}
+
+static const cli_flag_spec keys_create_flags[] = {
+    DB_FLAG,
+    {"interface", "NAME", "interface the key may use (required)"},
+    {"user", "USER", "user scope (default: the principal)"},
+    {"agent", "AGENT", "agent scope (default: any agent of the user)"},
+    {"principal", "NAME", "principal name for audit (default: the user, else the interface)"},
+    {"description", "TEXT", "what the key is for"},
+    {NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_keys_create = {
+    "keys create",
+    "Create an API key for HTTP clients (printed once)",
+    "--interface NAME [--user U] [--agent A] [--principal P] [--db PATH]",
+    "The key is dbmcp_<id>_<secret>. Its interface and user/agent scope apply to everything\n"
+    "done with it. Only a BLAKE2b hash of the secret is stored.",
+    0,
+    0,
+    keys_create_flags,
+    run_keys_create,
+};
+
+static int run_keys_list(cli_args *a)
+{
+    store *db = cli_open_catalog(a);
+    if (!db)
+        return CLI_FAIL;
+    reg_api_key *keys = NULL;
+    size_t n = 0;
+    dbmcp_error err;
+    int rc = reg_api_key_list(db, &keys, &n, &err);
+    store_close(db);
+    if (rc)
+        return cli_fail(&err);
+    printf("%-14s %-18s %-18s %-12s %-12s %-25s %s\n", "ID", "PRINCIPAL", "INTERFACE", "USER",
+           "AGENT", "LAST USED", "STATUS");
+    for (size_t i = 0; i < n; i++)
+        printf("%-14s %-18s %-18s %-12s %-12s %-25s %s\n", keys[i].id, keys[i].principal,
+               keys[i].interface, keys[i].user_id ? keys[i].user_id : "-",
+               keys[i].agent_id ? keys[i].agent_id : "-",
+               keys[i].last_used_at ? keys[i].last_used_at : "-",
+               keys[i].revoked_at ? "revoked" : "active");
+    reg_api_key_array_free(keys, n);
+    return CLI_OK;
+}
+
+static const cli_flag_spec db_only_flags[] = {DB_FLAG, {NULL, NULL, NULL}};
+
+const cli_command cli_cmd_keys_list = {
+    "keys list", "List API keys (never their secrets)", "[--db PATH]", NULL, 0, 0, db_only_flags,
+    run_keys_list,
+};
+
+static int run_keys_revoke(cli_args *a)
+{
+    store *db = cli_open_catalog(a);
+    if (!db)
+        return CLI_FAIL;
+    dbmcp_error err;
+    const char *id = a->argv[0];
+    if (strncmp(id, "dbmcp_", 6) == 0)
+        return cli_usage_error(a->cmd, "give the key id (the part after dbmcp_), not the key");
+    int rc = reg_api_key_revoke(db, id, &err);
+    store_close(db);
+    if (rc)
+        return cli_fail(&err);
+    fprintf(stderr, "dbmcp: key %s revoked\n", id);
+    return CLI_OK;
+}
+
+const cli_command cli_cmd_keys_revoke = {
+    "keys revoke", "Revoke an API key; requests with it get 401 from then on", "ID [--db PATH]",
+    NULL,          1, 1, db_only_flags, run_keys_revoke,
+};
+
+/* --- audit ----------------------------------------------------------------------- */
+
+static void print_audit_row(void *ctx, const char *const *c)
+{
+    (void)ctx;
+    for (int i = 0; i < 13; i++)
+        if (!c[i])
+            ((const char **)c)[i] = "-";
+    printf("%-24s %-36s %-12s %-10s %-14s %-13s %-40s %-9s %-16s %8.1f %8s\n", c[0], c[1], c[2],
+           c[6], c[7], c[3], c[8], c[9], c[10], atof(c[11]), c[12]);
+}
+
+static int run_audit(cli_args *a)
+{
+    store *db = cli_open_catalog(a);
+    if (!db)
+        return CLI_FAIL;
+    reg_audit_filter f = {cli_flag(a, "since"), cli_flag(a, "tool"), cli_flag(a, "status"),
+                          cli_flag(a, "limit") ? atoi(cli_flag(a, "limit")) : 100};
+    printf("%-24s %-36s %-12s %-10s %-14s %-13s %-40s %-9s %-16s %8s %8s\n", "TIME", "CALL ID",
+           "PRINCIPAL", "TRANSPORT", "METHOD", "INTERFACE", "TARGET", "STATUS", "ERROR", "MS",
+           "BYTES");
+    dbmcp_error err;
+    int rc = reg_audit_list(db, &f, print_audit_row, NULL, &err);
+    store_close(db);
+    return rc ? cli_fail(&err) : CLI_OK;
+}
+
+static const cli_flag_spec audit_flags[] = {
+    DB_FLAG,
+    {"since", "TIME", "only rows at or after this UTC time (e.g. 2026-12-01 or 2026-12-01T09:00)"},
+    {"tool", "NAME", "only calls of this tool (or reads of this URI, gets of this prompt)"},
+    {"status", "S", "only this status: ok, error, denied, cancelled"},
+    {"limit", "N", "newest N rows (default 100)"},
+    {NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_audit = {
+    "audit",
+    "Show the audit log (one row per tools/call, resources/read, prompts/get)",
+    "[--since TIME] [--tool NAME] [--status S] [--limit N] [--db PATH]",
+    "The log is the table dbmcp_audit: query it with plain SQL for anything else.",
+    0,
+    0,
+    audit_flags,
+    run_audit,
+};

@@ -1,0 +1,259 @@
+/*
+ * main.c — entry point: finds the subcommand, parses its flags with one
+ * parser, prints help. See cli.h for the exit-code contract.
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/ids.h"
+#include "core/log.h"
+#include "core/version.h"
+#include "store/migrate.h"
+
+static const cli_command *const core_commands[] = {
+    &cli_cmd_init,        &cli_cmd_serve,     &cli_cmd_call,        &cli_cmd_audit,
+    &cli_cmd_keys_create, &cli_cmd_keys_list, &cli_cmd_keys_revoke, NULL,
+};
+
+const char *cli_flag(const cli_args *a, const char *name)
+{
+    for (int i = 0; a->cmd->flags && a->cmd->flags[i].name; i++)
+        if (strcmp(a->cmd->flags[i].name, name) == 0)
+            return a->values[i];
+    return NULL;
+}
+
+static void print_usage(FILE *f, const cli_command *cmd)
+{
+    fprintf(f, "usage: dbmcp %s%s%s\n", cmd->name, cmd->usage ? " " : "",
+            cmd->usage ? cmd->usage : "");
+}
+
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "dbmcp %s: ", cmd->name);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    print_usage(stderr, cmd);
+    fprintf(stderr, "(see `dbmcp help %s`)\n", cmd->name);
+    return CLI_USAGE;
+}
+
+int cli_fail(const dbmcp_error *err)
+{
+    fprintf(stderr, "dbmcp: %s\n", err->message[0] ? err->message : "failed");
+    return CLI_FAIL;
+}
+
+const char *cli_db_url(const cli_args *a)
+{
+    const char *db = cli_flag(a, "db");
+    if (db)
+        return db;
+    db = getenv("DBMCP_DB");
+    return db && *db ? db : "dbmcp.db";
+}
+
+store *cli_open_catalog(const cli_args *a)
+{
+    dbmcp_error err;
+    store *db = NULL;
+    const char *url = cli_db_url(a);
+    if (store_open(url, STORE_READWRITE, &db, &err) != 0) {
+        cli_fail(&err);
+        return NULL;
+    }
+    int version = 0;
+    int rc = store_schema_version(db, &version, &err);
+    if (!rc && version == 0)
+        rc = dbmcp_error_set(&err, DBMCP_EVERSION,
+                             "database %s is not initialised; run `dbmcp init --db %s` first", url,
+                             url);
+    if (!rc && version < store_schema_latest())
+        rc = store_migrate(db, NULL, &err);
+    if (!rc)
+        rc = store_schema_check(db, &err);
+    if (rc) {
+        cli_fail(&err);
+        store_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+/* --- command lookup ------------------------------------------------------- */
+
+static const cli_command *find_in(const cli_command *const *table, const char *name)
+{
+    for (int i = 0; table[i]; i++)
+        if (strcmp(table[i]->name, name) == 0)
+            return table[i];
+    return NULL;
+}
+
+/* Match "keys create" style names against argv[1] (+ argv[2]). *used gets
+ * how many words matched. */
+static const cli_command *find_command(int argc, char **argv, int *used)
+{
+    char two[128];
+    if (argc >= 3) {
+        snprintf(two, sizeof two, "%s %s", argv[1], argv[2]);
+        const cli_command *c = find_in(core_commands, two);
+        if (!c)
+            c = find_in(cli_admin_commands, two);
+        if (c) {
+            *used = 2;
+            return c;
+        }
+    }
+    *used = 1;
+    const cli_command *c = find_in(core_commands, argv[1]);
+    return c ? c : find_in(cli_admin_commands, argv[1]);
+}
+
+static int flag_index(const cli_command *cmd, const char *name, size_t len)
+{
+    for (int i = 0; cmd->flags && cmd->flags[i].name; i++)
+        if (strlen(cmd->flags[i].name) == len && strncmp(cmd->flags[i].name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+static int parse_args(const cli_command *cmd, int argc, char **argv, cli_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->cmd = cmd;
+    int only_positional = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!only_positional && strcmp(arg, "--") == 0) {
+            only_positional = 1;
+            continue;
+        }
+        if (!only_positional && strncmp(arg, "--", 2) == 0) {
+            const char *name = arg + 2;
+            const char *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            int idx = flag_index(cmd, name, len);
+            if (idx < 0)
+                return cli_usage_error(cmd, "unknown flag --%.*s", (int)len, name);
+            if (!cmd->flags[idx].value_name) {
+                if (eq)
+                    return cli_usage_error(cmd, "--%s takes no value", cmd->flags[idx].name);
+                a->values[idx] = "1";
+            } else if (eq) {
+                a->values[idx] = eq + 1;
+            } else if (i + 1 < argc) {
+                a->values[idx] = argv[++i];
+            } else {
+                return cli_usage_error(cmd, "--%s needs a value (%s)", cmd->flags[idx].name,
+                                       cmd->flags[idx].value_name);
+            }
+            continue;
+        }
+        if (a->argc >= CLI_MAX_ARGS)
+            return cli_usage_error(cmd, "too many arguments");
+        a->argv[a->argc++] = arg;
+    }
+    if (a->argc < cmd->min_args)
+        return cli_usage_error(cmd, "missing argument");
+    if (a->argc > cmd->max_args)
+        return cli_usage_error(cmd, "unexpected argument '%s'", a->argv[cmd->max_args]);
+    return CLI_OK;
+}
+
+/* --- help ----------------------------------------------------------------------- */
+
+static void help_command(const cli_command *cmd)
+{
+    print_usage(stdout, cmd);
+    printf("\n%s\n", cmd->summary);
+    if (cmd->details)
+        printf("\n%s\n", cmd->details);
+    if (cmd->flags && cmd->flags[0].name) {
+        printf("\nflags:\n");
+        for (int i = 0; cmd->flags[i].name; i++) {
+            char left[64];
+            snprintf(left, sizeof left, "--%s%s%s", cmd->flags[i].name,
+                     cmd->flags[i].value_name ? " " : "",
+                     cmd->flags[i].value_name ? cmd->flags[i].value_name : "");
+            printf("  %-26s %s\n", left, cmd->flags[i].help);
+        }
+    }
+    printf("\nexit status: 0 ok, 1 runtime failure, 2 usage error\n");
+}
+
+static void help_all(void)
+{
+    printf("dbmcp — a database as an MCP server and agent runtime\n\n"
+           "usage: dbmcp COMMAND [ARGS] [FLAGS]\n\ncommands:\n");
+    for (int i = 0; core_commands[i]; i++)
+        printf("  %-26s %s\n", core_commands[i]->name, core_commands[i]->summary);
+    for (int i = 0; cli_admin_commands[i]; i++)
+        printf("  %-26s %s\n", cli_admin_commands[i]->name, cli_admin_commands[i]->summary);
+    printf("  %-26s %s\n", "help [COMMAND]", "Show this list or one command's flags");
+    printf("\nThe database is --db PATH, else $DBMCP_DB, else ./dbmcp.db.\n"
+           "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
+}
+
+static int run_help(int argc, char **argv)
+{
+    if (argc <= 2) {
+        help_all();
+        return CLI_OK;
+    }
+    int used;
+    const cli_command *cmd = find_command(argc - 1, argv + 1, &used);
+    if (!cmd) {
+        fprintf(stderr, "dbmcp help: no command named '%s'\n", argv[2]);
+        return CLI_USAGE;
+    }
+    help_command(cmd);
+    return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    log_init();
+    if (ids_init() != 0) {
+        fprintf(stderr, "dbmcp: cannot initialise libsodium\n");
+        return CLI_FAIL;
+    }
+    if (argc < 2) {
+        help_all();
+        return CLI_USAGE;
+    }
+    if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "-h") == 0)
+        return run_help(argc, argv);
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("dbmcp %s\n", DBMCP_VERSION);
+        return CLI_OK;
+    }
+    int used = 0;
+    const cli_command *cmd = find_command(argc, argv, &used);
+    if (!cmd) {
+        fprintf(stderr, "dbmcp: unknown command '%s'\n", argv[1]);
+        fprintf(stderr, "usage: dbmcp COMMAND [ARGS] [FLAGS] (see `dbmcp help`)\n");
+        return CLI_USAGE;
+    }
+    for (int i = 1 + used; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            help_command(cmd);
+            return CLI_OK;
+        }
+    }
+    cli_args a;
+    int rc = parse_args(cmd, argc - 1 - used, argv + 1 + used, &a);
+    if (rc != CLI_OK)
+        return rc;
+    return cmd->run(&a);
+}

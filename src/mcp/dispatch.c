@@ -1,0 +1,299 @@
+/*
+ * dispatch.c — the one path every tool call takes, whoever sends it (an MCP
+ * client, `dbmcp call`, later the agent loop and the admin UI):
+ *
+ *   resolve the tool in the caller's interface (an unlisted tool answers
+ *   exactly like an unknown one) → validate the arguments against its
+ *   input schema (strict) → policy → handler → format → audit.
+ *
+ * Validation failures are tool results with isError (the model reads the
+ * message and corrects itself); unknown tools and malformed params are
+ * JSON-RPC errors. Handler failures show the agent err->public_message with
+ * the call id; the operator detail goes to the audit row and the log.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ids.h"
+#include "core/jsonschema.h"
+#include "core/jsonutil.h"
+#include "core/log.h"
+#include "mcp/internal.h"
+#include "tools/tool.h"
+
+typedef struct dispatch_state {
+    mcp_server *srv;
+    mcp_session *session;
+    mcp_call_ctx *ctx;
+    json_t *progress_token; /* borrowed */
+    inflight *flight;       /* for cancellation */
+} dispatch_state;
+
+/* --- audit ------------------------------------------------------------------ */
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src ? src : "");
+}
+
+void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx,
+                      const char *method, const char *target, const char *call_id, double start_ms,
+                      const char *status, int code, const char *detail, size_t bytes)
+{
+    reg_audit_row row;
+    memset(&row, 0, sizeof row);
+    copy_str(row.call_id, sizeof row.call_id, call_id);
+    ids_now_iso(row.ts);
+    copy_str(row.principal, sizeof row.principal, s->who.principal);
+    copy_str(row.interface, sizeof row.interface, s->who.interface);
+    copy_str(row.user_id, sizeof row.user_id, s->who.user_id);
+    copy_str(row.agent_id, sizeof row.agent_id, s->who.agent_id);
+    copy_str(row.client_name, sizeof row.client_name, s->client_name);
+    copy_str(row.client_version, sizeof row.client_version, s->client_version);
+    copy_str(row.model, sizeof row.model, ctx ? ctx->model : NULL);
+    copy_str(row.transport, sizeof row.transport,
+             ctx && ctx->transport ? ctx->transport : s->transport);
+    copy_str(row.protocol, sizeof row.protocol, s->protocol);
+    copy_str(row.method, sizeof row.method, method);
+    row.target = target ? strdup(target) : NULL;
+    row.status = status;
+    row.error_class = code ? dbmcp_code_name(code) : NULL;
+    row.error_detail = detail && *detail ? strdup(detail) : NULL;
+    row.duration_ms = ids_monotonic_ms() - start_ms;
+    row.bytes_out = (int64_t)bytes;
+    row.rows_out = -1;
+    audit_queue_push(srv->audit, &row);
+}
+
+/* --- env callbacks ------------------------------------------------------------ */
+
+static void env_progress(tool_env *env, double progress, double total, const char *message)
+{
+    dispatch_state *d = env->opaque;
+    if (!d->progress_token)
+        return;
+    json_t *params = json_pack("{s:O, s:f}", "progressToken", d->progress_token, "progress",
+                               progress);
+    if (total > 0)
+        json_object_set_new(params, "total", json_real(total));
+    if (message)
+        json_object_set_new(params, "message", json_string(message));
+    mcp_session_send_new(d->session, d->ctx, jsonrpc_notification("notifications/progress", params));
+}
+
+static void env_log(tool_env *env, const char *level, json_t *data)
+{
+    dispatch_state *d = env->opaque;
+    int idx = mcp_log_level_index(level);
+    if (idx < 0 || d->session->log_level < 0 || idx < d->session->log_level) {
+        json_decref(data);
+        return;
+    }
+    json_t *params = json_pack("{s:s, s:s, s:o}", "level", level, "logger", "dbmcp", "data", data);
+    mcp_session_send_new(d->session, d->ctx, jsonrpc_notification("notifications/message", params));
+}
+
+static json_t *env_client_request(tool_env *env, const char *method, json_t *params,
+                                  dbmcp_error *err)
+{
+    dispatch_state *d = env->opaque;
+    if (env->stateless) {
+        json_decref(params);
+        dbmcp_error_set(err, DBMCP_EINVAL,
+                        "protocol 2026-07-28 has no server-to-client requests; use input_required");
+        return NULL;
+    }
+    return mcp_session_client_request(d->session, d->ctx, method, params,
+                                      d->flight ? &d->flight->cancelled : NULL, 60000, err);
+}
+
+static void env_announce(tool_env *env, const char *kind)
+{
+    dispatch_state *d = env->opaque;
+    mcp_server_announce_change(d->srv, kind);
+}
+
+/* --- results ---------------------------------------------------------------- */
+
+static json_t *error_result(const char *text, const char *call_id)
+{
+    char buf[768];
+    snprintf(buf, sizeof buf, "%s (call id %s)", text, call_id);
+    return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", buf, "isError",
+                     1);
+}
+
+static json_t *success_result(mcp_server *srv, tool_output *out, const reg_tool *tool,
+                              const char *call_id)
+{
+    if (out->input_required) {
+        json_t *r = json_pack("{s:s, s:O}", "resultType", "input_required", "inputRequests",
+                              json_object_get(out->input_required, "inputRequests"));
+        if (out->request_state) {
+            char *sealed = mcp_state_seal(srv, out->request_state);
+            if (sealed)
+                json_object_set_new(r, "requestState", json_string(sealed));
+            free(sealed);
+        }
+        return r;
+    }
+    json_t *r = json_pack("{s:O}", "content", out->content ? out->content : json_array());
+    if (out->structured) {
+        dbmcp_error verr;
+        if (tool->output_schema && jsonschema_validate(tool->output_schema, out->structured, &verr))
+            log_msg(LOG_WARN, "dispatch", "tool %s: structuredContent does not match outputSchema: %s",
+                    tool->name, verr.message);
+        json_object_set(r, "structuredContent", out->structured);
+    }
+    if (out->is_error)
+        json_object_set_new(r, "isError", json_true());
+    (void)call_id;
+    return r;
+}
+
+/* --- the path --------------------------------------------------------------------- */
+
+static tool_handler_fn resolve_handler(const reg_tool *t)
+{
+    if (strcmp(t->handler_kind, "sql") == 0)
+        return tools_sql_handler;
+    return tools_builtin_find(t->handler);
+}
+
+static void fill_env(tool_env *env, dispatch_state *d, const reg_tool *tool, const char *call_id,
+                     const jsonrpc_msg *msg)
+{
+    mcp_session *s = d->session;
+    memset(env, 0, sizeof *env);
+    env->tool = tool;
+    env->call_id = call_id;
+    env->principal = s->who.principal;
+    env->interface = s->who.interface;
+    env->user_id = s->who.user_id;
+    env->agent_id = s->who.agent_id;
+    env->client_name = s->client_name;
+    env->model = d->ctx->model ? d->ctx->model : "";
+    env->protocol = s->protocol;
+    env->client_capabilities = s->client_caps;
+    env->request_meta = json_get_obj(msg->params, "_meta");
+    env->input_responses = json_object_get(msg->params, "inputResponses");
+    env->cancelled = d->flight ? &d->flight->cancelled : NULL;
+    env->server_info = d->srv->server_info;
+    env->rows = -1;
+    env->progress = env_progress;
+    env->log = env_log;
+    env->client_request = env_client_request;
+    env->announce_change = env_announce;
+    env->stateless = d->ctx->stateless || mcp_request_modern_version(msg) != NULL;
+    env->opaque = d;
+}
+
+static int run_handler(dispatch_state *d, tool_env *env, tool_handler_fn fn, json_t *args,
+                       tool_output *out, dbmcp_error *err)
+{
+    store *qdb = NULL;
+    if (strcmp(env->tool->handler_kind, "sql") == 0) {
+        qdb = store_pool_acquire(d->srv->query, err);
+        if (!qdb)
+            return err->code;
+        env->query_db = qdb;
+    }
+    int rc = fn(env, args, out, err);
+    if (qdb)
+        store_pool_release(d->srv->query, qdb);
+    return rc;
+}
+
+static int set_rpc(int *rpc_code, char *rpc_message, size_t size, int code, const char *text)
+{
+    *rpc_code = code;
+    snprintf(rpc_message, size, "%s", text);
+    return code;
+}
+
+json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
+                               const jsonrpc_msg *msg, int *rpc_code, char *rpc_message,
+                               size_t rpc_message_size, json_t **rpc_data)
+{
+    double start = ids_monotonic_ms();
+    char call_id[37];
+    ids_uuid(call_id);
+    const char *name = json_get_str(msg->params, "name");
+    json_t *args_in = json_object_get(msg->params, "arguments");
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    char text[600];
+
+    catalog_snapshot *snap = mcp_snapshot_get(srv, s->who.interface, &err);
+    const reg_tool *tool = snap ? catalog_find_tool(snap, name) : NULL;
+    tool_handler_fn fn = tool ? resolve_handler(tool) : NULL;
+    if (!tool || !fn || (args_in && !json_is_object(args_in))) {
+        if (!tool || !fn)
+            snprintf(text, sizeof text, "Unknown tool: %s", name ? name : "(missing name)");
+        else
+            snprintf(text, sizeof text, "arguments must be a JSON object");
+        set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
+        mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "denied",
+                         DBMCP_ENOTFOUND, text, 0);
+        catalog_snapshot_unref(snap);
+        return NULL;
+    }
+
+    json_t *args = args_in ? json_deep_copy(args_in) : json_object();
+    jsonschema_apply_defaults(tool->input_schema, args);
+    json_t *result = NULL;
+    const char *status = "ok";
+    int code = 0;
+    const char *request_state = json_get_str(msg->params, "requestState");
+    char *state_plain = NULL;
+
+    if (jsonschema_validate_strict(tool->input_schema, args, &err) != 0) {
+        result = error_result(err.public_message, call_id);
+        status = "error";
+        code = err.code;
+    } else if (request_state && !(state_plain = mcp_state_open(srv, request_state))) {
+        set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS,
+                "Invalid params: requestState failed its integrity check");
+        status = "denied";
+        code = DBMCP_EDENIED;
+        dbmcp_error_set(&err, DBMCP_EDENIED, "tampered or foreign requestState");
+    } else {
+        dispatch_state d = {srv, s, ctx, NULL, NULL};
+        d.progress_token = json_object_get(json_get_obj(msg->params, "_meta"), "progressToken");
+        d.flight = s->inflight && json_equal(s->inflight->id, msg->id) ? s->inflight : NULL;
+        tool_env env;
+        fill_env(&env, &d, tool, call_id, msg);
+        env.request_state = state_plain;
+        tool_output out = {0};
+        int rc = run_handler(&d, &env, fn, args, &out, &err);
+        if (rc == 0 && out.missing_capabilities) {
+            set_rpc(rpc_code, rpc_message, rpc_message_size, MCP_MISSING_CLIENT_CAPABILITY,
+                    "Missing required client capability");
+            status = "denied";
+            code = DBMCP_EDENIED;
+        } else if (rc == 0) {
+            result = success_result(srv, &out, tool, call_id);
+            status = out.is_error ? "error" : "ok";
+        } else {
+            log_msg(LOG_WARN, "dispatch", "call %s tool %s failed: %s", call_id, tool->name,
+                    err.message);
+            result = error_result(err.public_message[0] ? err.public_message : "The tool failed",
+                                  call_id);
+            status = rc == DBMCP_ETIMEOUT && d.flight && d.flight->cancelled ? "cancelled"
+                                                                               : "error";
+            code = rc;
+        }
+        if (!result && out.missing_capabilities)
+            *rpc_data = json_pack("{s:O}", "requiredCapabilities", out.missing_capabilities);
+        tool_output_free(&out);
+    }
+    if (result)
+        json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
+    mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, status, code,
+                     code ? err.message : NULL, result ? json_compact_size(result) : 0);
+    free(state_plain);
+    json_decref(args);
+    catalog_snapshot_unref(snap);
+    return result;
+}

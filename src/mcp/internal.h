@@ -1,0 +1,135 @@
+/*
+ * internal.h — private to mcp/: the server and session structs shared by
+ * server.c (lifecycle, sessions, catalog watcher), methods.c (the MCP
+ * methods), dispatch.c (the one tools/call path) and state.c (requestState).
+ */
+#ifndef DBMCP_MCP_INTERNAL_H
+#define DBMCP_MCP_INTERNAL_H
+
+#include <pthread.h>
+
+#include "catalog/catalog.h"
+#include "mcp/audit.h"
+#include "mcp/server.h"
+#include "store/registry.h"
+
+#define MCP_MAX_SNAPSHOTS 64
+
+typedef struct snapshot_slot {
+    char iface[65];
+    catalog_snapshot *snap; /* one reference held by the server */
+} snapshot_slot;
+
+/* A request in flight on a session (for cancellation). */
+typedef struct inflight {
+    json_t *id;              /* request id (owned ref) */
+    volatile int cancelled;  /* set by notifications/cancelled or disconnect */
+    struct inflight *next;
+} inflight;
+
+/* A server→client request waiting for its response. */
+typedef struct pending_request {
+    char id[48];
+    json_t *response; /* the whole response message once it arrived */
+    int done;
+    struct pending_request *next;
+} pending_request;
+
+struct mcp_listener {
+    mcp_sink sink;
+    mcp_identity who;
+    char id[40];       /* subscriptionId tagged on every notification */
+    int want_tools;    /* filter from params.notifications */
+    int want_prompts;
+    int want_resources;
+    struct mcp_listener *next;
+};
+
+struct mcp_server {
+    char *db_url;
+    char *allowed_tools;        /* owned copy or NULL */
+    char *server_name;
+    int watch_interval_ms;
+    int page_size;              /* items per list page */
+    int list_ttl_ms;            /* modern ttlMs */
+    store_pool *catalog;        /* read-write, dbmcp_* tables */
+    store_pool *query;          /* read-only, user data */
+    audit_queue *audit;
+    unsigned char state_key[32]; /* HMAC key for requestState */
+    json_t *server_info;        /* {name, version, title} */
+
+    pthread_mutex_t lock;       /* guards everything below */
+    snapshot_slot snaps[MCP_MAX_SNAPSHOTS];
+    int n_snaps;
+    reg_versions versions;      /* latest seen by the watcher */
+    mcp_session *sessions;      /* all live sessions (for notifications) */
+    mcp_listener *listeners;    /* modern listen streams */
+    int stopping;
+    pthread_cond_t stop_cond;
+    pthread_t watcher;
+    int watcher_started;
+};
+
+struct mcp_session {
+    int refs;                   /* atomic */
+    mcp_server *srv;
+    char id[40];
+    mcp_identity who;
+    char transport[16];
+    char protocol[16];          /* negotiated (legacy) or last seen (modern) */
+    int initialized;
+    int log_level;              /* index into the syslog levels; -1 = off */
+    char client_name[129];
+    char client_version[65];
+    json_t *client_caps;        /* owned, may be NULL */
+    reg_versions seen;          /* versions the client was last told about */
+
+    pthread_mutex_t lock;       /* guards sink, inflight, pending, subs */
+    mcp_sink sink;
+    inflight *inflight;
+    pending_request *pending;
+    pthread_cond_t pending_cond;
+    long next_request_id;
+    json_t *subscriptions;      /* {uri: updated_at stamp} */
+    mcp_session *next;          /* in srv->sessions */
+};
+
+/* server.c */
+catalog_snapshot *mcp_snapshot_get(mcp_server *srv, const char *iface, dbmcp_error *err);
+/* Send msg (borrowed) to ctx's sink, else the session sink. 0 when sent. */
+int mcp_session_send(mcp_session *s, const mcp_call_ctx *ctx, json_t *msg);
+/* Same, and release msg. */
+int mcp_session_send_new(mcp_session *s, const mcp_call_ctx *ctx, json_t *msg);
+int mcp_log_level_index(const char *level);
+inflight *mcp_inflight_add(mcp_session *s, json_t *id);
+void mcp_inflight_remove(mcp_session *s, inflight *f);
+void mcp_inflight_cancel(mcp_session *s, json_t *id);
+/* Legacy server→client request; waits up to timeout_ms. New ref or NULL. */
+json_t *mcp_session_client_request(mcp_session *s, const mcp_call_ctx *ctx, const char *method,
+                                   json_t *params, volatile int *cancelled, int timeout_ms,
+                                   dbmcp_error *err);
+void mcp_session_deliver_response(mcp_session *s, const jsonrpc_msg *msg);
+
+/* methods.c */
+json_t *mcp_methods_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg,
+                           mcp_call_ctx *ctx);
+
+/* dispatch.c — the single tools/call path. Returns the CallToolResult, or
+ * NULL with *rpc_code/rpc_message set for protocol-level errors. */
+json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
+                               const jsonrpc_msg *msg, int *rpc_code, char *rpc_message,
+                               size_t rpc_message_size, json_t **rpc_data);
+void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx,
+                      const char *method, const char *target, const char *call_id, double start_ms,
+                      const char *status, int code, const char *detail, size_t bytes);
+
+/* Tell listen streams (and legacy sessions) that a list changed now,
+ * without waiting for the watcher ("tools", "prompts" or "resources"). */
+void mcp_server_announce_change(mcp_server *srv, const char *kind);
+
+/* state.c — requestState: payload protected by HMAC-SHA256. */
+char *mcp_state_seal(const mcp_server *srv, const char *payload);
+/* Returns the payload (malloc'd) or NULL when tampered or malformed. */
+char *mcp_state_open(const mcp_server *srv, const char *sealed);
+
+#endif

@@ -1,0 +1,716 @@
+/*
+ * server.c — server lifecycle, sessions, the catalog watcher and API-key
+ * authentication; see server.h. MCP methods are in methods.c, the tools/call
+ * path in dispatch.c.
+ *
+ * The catalog watcher polls dbmcp_catalog_version (bumped by triggers on
+ * every registry table) and, when it moves, drops cached snapshots and
+ * tells sessions and listen streams what changed. Changes made with the
+ * CLI, the admin UI or plain SQL reach connected clients the same way.
+ */
+#include <errno.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/ids.h"
+#include "core/log.h"
+#include "core/version.h"
+#include "mcp/internal.h"
+#include "store/migrate.h"
+
+
+static const char *supported_versions[] = {"2026-07-28", "2025-11-25", "2025-06-18",
+                                           "2025-03-26", "2024-11-05", NULL};
+
+int mcp_version_supported(const char *version)
+{
+    for (int i = 0; version && supported_versions[i]; i++)
+        if (strcmp(version, supported_versions[i]) == 0)
+            return 1;
+    return 0;
+}
+
+const char *mcp_request_modern_version(const jsonrpc_msg *msg)
+{
+    json_t *meta = json_object_get(msg->params, "_meta");
+    return json_string_value(json_object_get(meta, MCP_META_PROTOCOL));
+}
+
+/* --- snapshots ------------------------------------------------------------ */
+
+static void drop_snapshots_locked(mcp_server *srv)
+{
+    for (int i = 0; i < srv->n_snaps; i++)
+        catalog_snapshot_unref(srv->snaps[i].snap);
+    srv->n_snaps = 0;
+}
+
+static int versions_equal(const reg_versions *a, const reg_versions *b)
+{
+    return a->tools == b->tools && a->prompts == b->prompts && a->resources == b->resources;
+}
+
+catalog_snapshot *mcp_snapshot_get(mcp_server *srv, const char *iface, dbmcp_error *err)
+{
+    pthread_mutex_lock(&srv->lock);
+    for (int i = 0; i < srv->n_snaps; i++) {
+        if (strcmp(srv->snaps[i].iface, iface) == 0 &&
+            versions_equal(&srv->snaps[i].snap->versions, &srv->versions)) {
+            catalog_snapshot *s = catalog_snapshot_ref(srv->snaps[i].snap);
+            pthread_mutex_unlock(&srv->lock);
+            return s;
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+
+    store *db = store_pool_acquire(srv->catalog, err);
+    if (!db)
+        return NULL;
+    catalog_snapshot *snap = NULL;
+    int rc = catalog_snapshot_load(db, iface, srv->allowed_tools, &snap, err);
+    store_pool_release(srv->catalog, db);
+    if (rc)
+        return NULL;
+
+    pthread_mutex_lock(&srv->lock);
+    if (!srv->watcher_started)
+        srv->versions = snap->versions;
+    if (versions_equal(&snap->versions, &srv->versions)) {
+        int slot = -1;
+        for (int i = 0; i < srv->n_snaps; i++)
+            if (strcmp(srv->snaps[i].iface, iface) == 0)
+                slot = i;
+        if (slot < 0 && srv->n_snaps < MCP_MAX_SNAPSHOTS)
+            slot = srv->n_snaps++;
+        else if (slot >= 0)
+            catalog_snapshot_unref(srv->snaps[slot].snap);
+        if (slot >= 0) {
+            snprintf(srv->snaps[slot].iface, sizeof srv->snaps[slot].iface, "%s", iface);
+            srv->snaps[slot].snap = catalog_snapshot_ref(snap);
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return snap;
+}
+
+/* --- sessions ------------------------------------------------------------- */
+
+mcp_session *mcp_session_create(mcp_server *srv, const mcp_identity *id, const char *transport)
+{
+    mcp_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->refs = 1;
+    s->srv = srv;
+    ids_uuid(s->id);
+    s->who = *id;
+    snprintf(s->transport, sizeof s->transport, "%s", transport ? transport : "");
+    s->log_level = mcp_log_level_index("info");
+    s->subscriptions = json_object();
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->pending_cond, NULL);
+    pthread_mutex_lock(&srv->lock);
+    s->seen = srv->versions;
+    s->next = srv->sessions;
+    srv->sessions = s;
+    pthread_mutex_unlock(&srv->lock);
+    return s;
+}
+
+mcp_session *mcp_session_ref(mcp_session *s)
+{
+    if (s)
+        __atomic_add_fetch(&s->refs, 1, __ATOMIC_SEQ_CST);
+    return s;
+}
+
+static void unlink_session(mcp_session *s)
+{
+    mcp_server *srv = s->srv;
+    pthread_mutex_lock(&srv->lock);
+    for (mcp_session **p = &srv->sessions; *p; p = &(*p)->next) {
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+}
+
+void mcp_session_unref(mcp_session *s)
+{
+    if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_SEQ_CST) > 0)
+        return;
+    unlink_session(s);
+    while (s->inflight) {
+        inflight *f = s->inflight;
+        s->inflight = f->next;
+        json_decref(f->id);
+        free(f);
+    }
+    while (s->pending) {
+        pending_request *p = s->pending;
+        s->pending = p->next;
+        json_decref(p->response);
+        free(p);
+    }
+    json_decref(s->client_caps);
+    json_decref(s->subscriptions);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->pending_cond);
+    free(s);
+}
+
+const char *mcp_session_id(const mcp_session *s)
+{
+    return s->id;
+}
+
+const mcp_identity *mcp_session_identity(const mcp_session *s)
+{
+    return &s->who;
+}
+
+void mcp_session_set_sink(mcp_session *s, mcp_sink sink)
+{
+    pthread_mutex_lock(&s->lock);
+    s->sink = sink;
+    pthread_mutex_unlock(&s->lock);
+}
+
+int mcp_session_initialized(const mcp_session *s)
+{
+    return s->initialized;
+}
+
+const char *mcp_session_protocol(const mcp_session *s)
+{
+    return s->protocol;
+}
+
+int mcp_session_send_new(mcp_session *s, const mcp_call_ctx *ctx, json_t *msg)
+{
+    int rc = mcp_session_send(s, ctx, msg);
+    json_decref(msg);
+    return rc;
+}
+
+int mcp_session_send(mcp_session *s, const mcp_call_ctx *ctx, json_t *msg)
+{
+    if (ctx && ctx->sink.send)
+        return ctx->sink.send(ctx->sink.ctx, msg);
+    pthread_mutex_lock(&s->lock);
+    mcp_sink sink = s->sink;
+    int rc = sink.send ? sink.send(sink.ctx, msg) : -1;
+    pthread_mutex_unlock(&s->lock);
+    return rc;
+}
+
+static const char *log_levels[] = {"debug",    "info",  "notice", "warning",
+                                   "error",    "critical", "alert", "emergency", NULL};
+
+int mcp_log_level_index(const char *level)
+{
+    for (int i = 0; level && log_levels[i]; i++)
+        if (strcmp(level, log_levels[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* --- cancellation ----------------------------------------------------------- */
+
+inflight *mcp_inflight_add(mcp_session *s, json_t *id)
+{
+    inflight *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->id = json_incref(id);
+    pthread_mutex_lock(&s->lock);
+    f->next = s->inflight;
+    s->inflight = f;
+    pthread_mutex_unlock(&s->lock);
+    return f;
+}
+
+void mcp_inflight_remove(mcp_session *s, inflight *f)
+{
+    if (!f)
+        return;
+    pthread_mutex_lock(&s->lock);
+    for (inflight **p = &s->inflight; *p; p = &(*p)->next) {
+        if (*p == f) {
+            *p = f->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    json_decref(f->id);
+    free(f);
+}
+
+void mcp_inflight_cancel(mcp_session *s, json_t *id)
+{
+    pthread_mutex_lock(&s->lock);
+    for (inflight *f = s->inflight; f; f = f->next)
+        if (json_equal(f->id, id))
+            f->cancelled = 1;
+    pthread_cond_broadcast(&s->pending_cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_session_cancel_all(mcp_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    for (inflight *f = s->inflight; f; f = f->next)
+        f->cancelled = 1;
+    pthread_cond_broadcast(&s->pending_cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* --- server→client requests ------------------------------------------------ */
+
+json_t *mcp_session_client_request(mcp_session *s, const mcp_call_ctx *ctx, const char *method,
+                                   json_t *params, volatile int *cancelled, int timeout_ms,
+                                   dbmcp_error *err)
+{
+    pending_request *p = calloc(1, sizeof *p);
+    if (!p) {
+        json_decref(params);
+        dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_lock(&s->lock);
+    snprintf(p->id, sizeof p->id, "dbmcp-%ld", ++s->next_request_id);
+    p->next = s->pending;
+    s->pending = p;
+    pthread_mutex_unlock(&s->lock);
+
+    json_t *idv = json_string(p->id);
+    json_t *req = jsonrpc_request(idv, method, params);
+    json_decref(idv);
+    int sent = mcp_session_send(s, ctx, req);
+    json_decref(req);
+
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->lock);
+    int rc = 0;
+    while (sent == 0 && !p->done && rc != ETIMEDOUT && !(cancelled && *cancelled))
+        rc = pthread_cond_timedwait(&s->pending_cond, &s->lock, &deadline);
+    for (pending_request **q = &s->pending; *q; q = &(*q)->next) {
+        if (*q == p) {
+            *q = p->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+
+    json_t *response = p->response;
+    int done = p->done;
+    free(p);
+    if (sent != 0) {
+        dbmcp_error_set(err, DBMCP_EIO, "the client cannot receive requests on this connection");
+        json_decref(response);
+        return NULL;
+    }
+    if (!done) {
+        dbmcp_error_set(err, DBMCP_ETIMEOUT, "the client did not answer %s in time", method);
+        json_decref(response);
+        return NULL;
+    }
+    json_t *error = json_object_get(response, "error");
+    if (error) {
+        dbmcp_error_set(err, DBMCP_EINVAL, "the client refused %s: %s", method,
+                        json_string_value(json_object_get(error, "message")) ?: "error");
+        json_decref(response);
+        return NULL;
+    }
+    json_t *result = json_incref(json_object_get(response, "result"));
+    json_decref(response);
+    return result;
+}
+
+void mcp_session_deliver_response(mcp_session *s, const jsonrpc_msg *msg)
+{
+    const char *id = json_string_value(msg->id);
+    if (!id)
+        return;
+    pthread_mutex_lock(&s->lock);
+    for (pending_request *p = s->pending; p; p = p->next) {
+        if (strcmp(p->id, id) == 0 && !p->done) {
+            p->response = json_incref(msg->raw);
+            p->done = 1;
+            pthread_cond_broadcast(&s->pending_cond);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* --- catalog watcher ---------------------------------------------------------- */
+
+static void notify_session_changes(mcp_server *srv, mcp_session *s, const reg_versions *now)
+{
+    if (!s->initialized)
+        return;
+    if (s->seen.tools != now->tools)
+        mcp_session_send_new(s, NULL, jsonrpc_notification("notifications/tools/list_changed", NULL));
+    if (s->seen.prompts != now->prompts)
+        mcp_session_send_new(s, NULL,
+                         jsonrpc_notification("notifications/prompts/list_changed", NULL));
+    if (s->seen.resources != now->resources) {
+        mcp_session_send_new(s, NULL,
+                         jsonrpc_notification("notifications/resources/list_changed", NULL));
+        dbmcp_error err;
+        store *db = store_pool_acquire(srv->catalog, &err);
+        if (db) {
+            pthread_mutex_lock(&s->lock);
+            json_t *subs = json_deep_copy(s->subscriptions);
+            pthread_mutex_unlock(&s->lock);
+            const char *uri;
+            json_t *stamp;
+            json_object_foreach(subs, uri, stamp)
+            {
+                char *now_stamp = reg_resource_stamp(db, uri);
+                const char *old = json_string_value(stamp);
+                if ((now_stamp == NULL) != (old == NULL) ||
+                    (now_stamp && old && strcmp(now_stamp, old) != 0)) {
+                    mcp_session_send_new(s, NULL,
+                                     jsonrpc_notification("notifications/resources/updated",
+                                                          json_pack("{s:s}", "uri", uri)));
+                    pthread_mutex_lock(&s->lock);
+                    json_object_set_new(s->subscriptions, uri,
+                                        now_stamp ? json_string(now_stamp) : json_null());
+                    pthread_mutex_unlock(&s->lock);
+                }
+                free(now_stamp);
+            }
+            json_decref(subs);
+            store_pool_release(srv->catalog, db);
+        }
+    }
+    s->seen = *now;
+}
+
+static void listener_send(mcp_listener *l, const char *method)
+{
+    json_t *msg = jsonrpc_notification(
+        method, json_pack("{s:{s:s}}", "_meta", "io.modelcontextprotocol/subscriptionId", l->id));
+    l->sink.send(l->sink.ctx, msg);
+    json_decref(msg);
+}
+
+static void notify_listeners(mcp_server *srv, int tools, int prompts, int resources)
+{
+    for (mcp_listener *l = srv->listeners; l; l = l->next) {
+        if (tools && l->want_tools)
+            listener_send(l, "notifications/tools/list_changed");
+        if (prompts && l->want_prompts)
+            listener_send(l, "notifications/prompts/list_changed");
+        if (resources && l->want_resources)
+            listener_send(l, "notifications/resources/list_changed");
+    }
+}
+
+void mcp_server_announce_change(mcp_server *srv, const char *kind)
+{
+    pthread_mutex_lock(&srv->lock);
+    notify_listeners(srv, strcmp(kind, "tools") == 0, strcmp(kind, "prompts") == 0,
+                     strcmp(kind, "resources") == 0);
+    pthread_mutex_unlock(&srv->lock);
+}
+
+static void watcher_tick(mcp_server *srv)
+{
+    dbmcp_error err;
+    reg_versions now;
+    store *db = store_pool_acquire(srv->catalog, &err);
+    if (!db)
+        return;
+    int rc = reg_versions_get(db, &now, &err);
+    store_pool_release(srv->catalog, db);
+    if (rc)
+        return;
+    pthread_mutex_lock(&srv->lock);
+    if (versions_equal(&now, &srv->versions)) {
+        pthread_mutex_unlock(&srv->lock);
+        return;
+    }
+    reg_versions old = srv->versions;
+    srv->versions = now;
+    drop_snapshots_locked(srv);
+    notify_listeners(srv, old.tools != now.tools, old.prompts != now.prompts,
+                     old.resources != now.resources);
+    int n = 0;
+    for (mcp_session *s = srv->sessions; s; s = s->next)
+        n++;
+    mcp_session **list = calloc((size_t)n + 1, sizeof *list);
+    n = 0;
+    for (mcp_session *s = srv->sessions; list && s; s = s->next)
+        list[n++] = mcp_session_ref(s);
+    pthread_mutex_unlock(&srv->lock);
+    log_msg(LOG_INFO, "catalog", "catalog changed (tools %lld, prompts %lld, resources %lld)",
+            (long long)now.tools, (long long)now.prompts, (long long)now.resources);
+    for (int i = 0; list && i < n; i++) {
+        notify_session_changes(srv, list[i], &now);
+        mcp_session_unref(list[i]);
+    }
+    free(list);
+}
+
+static void *watcher_main(void *arg)
+{
+    mcp_server *srv = arg;
+    pthread_mutex_lock(&srv->lock);
+    while (!srv->stopping) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)srv->watch_interval_ms * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&srv->stop_cond, &srv->lock, &ts);
+        if (srv->stopping)
+            break;
+        pthread_mutex_unlock(&srv->lock);
+        watcher_tick(srv);
+        pthread_mutex_lock(&srv->lock);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return NULL;
+}
+
+void mcp_listener_close(mcp_server *srv, mcp_listener *l)
+{
+    if (!l)
+        return;
+    pthread_mutex_lock(&srv->lock);
+    for (mcp_listener **p = &srv->listeners; *p; p = &(*p)->next) {
+        if (*p == l) {
+            *p = l->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+    free(l);
+}
+
+/* --- lifecycle ------------------------------------------------------------------ */
+
+static int open_and_check(mcp_server *srv, dbmcp_error *err)
+{
+    store *db = store_pool_acquire(srv->catalog, err);
+    if (!db)
+        return err->code;
+    int version = 0;
+    int rc = store_schema_version(db, &version, err);
+    if (!rc && version == 0)
+        rc = dbmcp_error_set(err, DBMCP_EVERSION,
+                             "database %s is not initialised; run `dbmcp init --db %s` first",
+                             srv->db_url, srv->db_url);
+    if (!rc && version < store_schema_latest()) {
+        int applied = 0;
+        rc = store_migrate(db, &applied, err);
+        if (!rc)
+            log_msg(LOG_INFO, "store", "migrated schema from version %d (%d migrations)", version,
+                    applied);
+    }
+    if (!rc)
+        rc = store_schema_check(db, err);
+    if (!rc) {
+        char *v = reg_setting_get(db, "server.page_size");
+        if (v && atoi(v) > 0)
+            srv->page_size = atoi(v);
+        free(v);
+        v = reg_setting_get(db, "server.list_ttl_ms");
+        if (v && atoi(v) >= 0)
+            srv->list_ttl_ms = atoi(v);
+        free(v);
+        rc = reg_versions_get(db, &srv->versions, err);
+    }
+    store_pool_release(srv->catalog, db);
+    return rc;
+}
+
+static void load_state_key(mcp_server *srv)
+{
+    const char *hex = getenv("DBMCP_STATE_KEY");
+    size_t len = 0;
+    if (hex && sodium_hex2bin(srv->state_key, sizeof srv->state_key, hex, strlen(hex), NULL, &len,
+                              NULL) == 0 &&
+        len == sizeof srv->state_key)
+        return;
+    randombytes_buf(srv->state_key, sizeof srv->state_key);
+}
+
+int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_error *err)
+{
+    *out = NULL;
+    if (ids_init() != 0)
+        return dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot initialise the random generator");
+    mcp_server *srv = calloc(1, sizeof *srv);
+    if (!srv)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    pthread_mutex_init(&srv->lock, NULL);
+    pthread_cond_init(&srv->stop_cond, NULL);
+    srv->db_url = strdup(cfg->db_url);
+    srv->allowed_tools = cfg->allowed_tools ? strdup(cfg->allowed_tools) : NULL;
+    srv->server_name = strdup(cfg->server_name ? cfg->server_name : "dbmcp");
+    srv->watch_interval_ms = cfg->watch_interval_ms > 0 ? cfg->watch_interval_ms : 500;
+    srv->page_size = 50;
+    srv->list_ttl_ms = 60000;
+    int pool = cfg->pool_size > 0 ? cfg->pool_size : 4;
+    load_state_key(srv);
+    srv->server_info = json_pack("{s:s, s:s, s:s}", "name", srv->server_name, "title",
+                                 "dbmcp — database MCP server", "version", DBMCP_VERSION);
+    int rc = store_pool_create(srv->db_url, STORE_READWRITE, pool, &srv->catalog, err);
+    if (!rc)
+        rc = store_pool_create(srv->db_url, STORE_READONLY, pool, &srv->query, err);
+    if (!rc)
+        rc = open_and_check(srv, err);
+    if (!rc && !(srv->audit = audit_queue_create(srv->catalog, 200)))
+        rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the audit writer");
+    if (!rc && pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)
+        rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the catalog watcher");
+    if (rc) {
+        mcp_server_free(srv);
+        return rc;
+    }
+    srv->watcher_started = 1;
+    *out = srv;
+    return 0;
+}
+
+void mcp_server_flush_audit(mcp_server *srv)
+{
+    audit_queue_flush(srv->audit);
+}
+
+void mcp_server_free(mcp_server *srv)
+{
+    if (!srv)
+        return;
+    pthread_mutex_lock(&srv->lock);
+    srv->stopping = 1;
+    pthread_cond_broadcast(&srv->stop_cond);
+    pthread_mutex_unlock(&srv->lock);
+    if (srv->watcher_started)
+        pthread_join(srv->watcher, NULL);
+    audit_queue_free(srv->audit);
+    pthread_mutex_lock(&srv->lock);
+    drop_snapshots_locked(srv);
+    while (srv->listeners) {
+        mcp_listener *l = srv->listeners;
+        srv->listeners = l->next;
+        free(l);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    store_pool_free(srv->query);
+    store_pool_free(srv->catalog);
+    json_decref(srv->server_info);
+    free(srv->db_url);
+    free(srv->allowed_tools);
+    free(srv->server_name);
+    pthread_mutex_destroy(&srv->lock);
+    pthread_cond_destroy(&srv->stop_cond);
+    free(srv);
+}
+
+/* --- identity -------------------------------------------------------------------- */
+
+static void hash_secret(const char *secret, char hex[65])
+{
+    unsigned char h[32];
+    crypto_generichash(h, sizeof h, (const unsigned char *)secret, strlen(secret), NULL, 0);
+    sodium_bin2hex(hex, 65, h, sizeof h);
+}
+
+void mcp_key_hash_secret(const char *secret, char hex[65])
+{
+    hash_secret(secret, hex);
+}
+
+/* Split "dbmcp_<id>_<secret>"; returns 0 when the shape is right. */
+static int split_key(const char *key, char id[33], const char **secret)
+{
+    if (!key || strncmp(key, "dbmcp_", 6) != 0)
+        return -1;
+    const char *p = key + 6;
+    const char *sep = strchr(p, '_');
+    if (!sep || sep == p || (size_t)(sep - p) > 32 || strlen(sep + 1) < 16)
+        return -1;
+    memcpy(id, p, (size_t)(sep - p));
+    id[sep - p] = '\0';
+    *secret = sep + 1;
+    return 0;
+}
+
+static void fill_identity(mcp_identity *out, const char *principal, const char *iface,
+                          const char *user, const char *agent, const char *key_id)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->principal, sizeof out->principal, "%s", principal ? principal : "");
+    snprintf(out->interface, sizeof out->interface, "%s", iface ? iface : "default");
+    snprintf(out->user_id, sizeof out->user_id, "%s", user && *user ? user : out->principal);
+    snprintf(out->agent_id, sizeof out->agent_id, "%s", agent ? agent : "");
+    snprintf(out->key_id, sizeof out->key_id, "%s", key_id ? key_id : "");
+}
+
+int mcp_server_authenticate(mcp_server *srv, const char *api_key, mcp_identity *out,
+                            dbmcp_error *err)
+{
+    char id[33];
+    const char *secret;
+    if (split_key(api_key, id, &secret) != 0)
+        return dbmcp_error_set(err, DBMCP_EDENIED, "malformed API key");
+    store *db = store_pool_acquire(srv->catalog, err);
+    if (!db)
+        return err->code;
+    reg_api_key key;
+    int rc = reg_api_key_get(db, id, &key, err);
+    if (rc == 0) {
+        char hex[65];
+        hash_secret(secret, hex);
+        if (!key.secret_hash || strlen(key.secret_hash) != 64 ||
+            sodium_memcmp(hex, key.secret_hash, 64) != 0)
+            rc = dbmcp_error_set(err, DBMCP_EDENIED, "invalid API key");
+        else if (key.revoked_at)
+            rc = dbmcp_error_set(err, DBMCP_EDENIED, "API key %s was revoked", id);
+        else
+            fill_identity(out, key.principal, key.interface, key.user_id, key.agent_id, key.id);
+    } else if (rc == DBMCP_ENOTFOUND) {
+        rc = dbmcp_error_set(err, DBMCP_EDENIED, "invalid API key");
+    }
+    store_pool_release(srv->catalog, db);
+    reg_api_key_free(&key);
+    return rc;
+}
+
+int mcp_server_local_identity(mcp_server *srv, const char *principal, const char *interface_name,
+                              mcp_identity *out, dbmcp_error *err)
+{
+    const char *iface = interface_name && *interface_name ? interface_name : "default";
+    store *db = store_pool_acquire(srv->catalog, err);
+    if (!db)
+        return err->code;
+    reg_interface row;
+    int rc = reg_interface_get(db, iface, &row, err);
+    store_pool_release(srv->catalog, db);
+    if (!rc && !row.enabled)
+        rc = dbmcp_error_set(err, DBMCP_EDENIED,
+                             "interface '%s' is disabled (enable it with `dbmcp interfaces enable "
+                             "%s`)",
+                             iface, iface);
+    reg_interface_free(&row);
+    if (rc)
+        return rc;
+    fill_identity(out, principal && *principal ? principal : "local", iface, NULL, NULL, NULL);
+    return 0;
+}

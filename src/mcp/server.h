@@ -1,0 +1,148 @@
+/*
+ * server.h — the MCP server core: sessions, protocol eras and method
+ * dispatch, independent of any transport.
+ *
+ * A transport (stdio, HTTP, the CLI's `dbmcp call`) turns bytes into a
+ * jsonrpc_msg, finds or creates the mcp_session for the caller and calls
+ * mcp_handle. Both protocol eras share one code path:
+ *   - 2025-11-25 and earlier ("legacy"): `initialize` fixes the session's
+ *     protocol version and client info; notifications go to the session sink.
+ *   - 2026-07-28 ("modern"): every request carries
+ *     _meta["io.modelcontextprotocol/protocolVersion"]; the session is a
+ *     per-request one created by the transport from the caller's identity.
+ *
+ * The caller's identity (principal, interface, user and agent scope) comes
+ * from the transport — API key or configured stdio principal — and never
+ * from request arguments.
+ *
+ * Threading: mcp_handle may be called concurrently from several threads,
+ * also for the same session. Sinks must be thread-safe.
+ *
+ * Ownership: returned json_t are new references for the caller. Sessions
+ * are reference counted (mcp_session_ref/unref) so a session closed by one
+ * thread stays valid for requests still running on it.
+ */
+#ifndef DBMCP_MCP_SERVER_H
+#define DBMCP_MCP_SERVER_H
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "mcp/jsonrpc.h"
+
+typedef struct mcp_server mcp_server;
+typedef struct mcp_session mcp_session;
+typedef struct mcp_listener mcp_listener;
+
+#define MCP_LATEST_LEGACY "2025-11-25"
+#define MCP_MODERN "2026-07-28"
+#define MCP_META_PROTOCOL "io.modelcontextprotocol/protocolVersion"
+#define MCP_META_CLIENT_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define MCP_META_CLIENT_INFO "io.modelcontextprotocol/clientInfo"
+
+/* Who is calling. Fixed by the transport for the life of a session. */
+typedef struct mcp_identity {
+    char principal[129]; /* principal name, "" when running without auth */
+    char interface[65];  /* interface whose catalog the caller sees */
+    char user_id[129];   /* scope: user */
+    char agent_id[129];  /* scope: agent, "" = any */
+    char key_id[33];     /* API key id, "" for stdio/CLI */
+} mcp_identity;
+
+/* Where the server sends messages that are not the response itself
+ * (notifications, server→client requests). send() borrows msg; it must be
+ * safe to call from any thread and return quickly. Returns 0 when sent, -1
+ * when the peer is gone. */
+typedef struct mcp_sink {
+    int (*send)(void *ctx, json_t *msg);
+    void *ctx;
+} mcp_sink;
+
+typedef struct mcp_server_config {
+    const char *db_url;        /* SQLite path (or postgres:// later) */
+    const char *allowed_tools; /* comma-separated allowlist narrowing every interface; NULL = all */
+    int pool_size;             /* catalog/query connections kept open (default 4) */
+    int watch_interval_ms;     /* how often catalog changes are polled (default 500) */
+    const char *server_name;   /* serverInfo.name (default "dbmcp") */
+} mcp_server_config;
+
+/* Per-request facts from the transport. Zero-initialise, then fill. */
+typedef struct mcp_call_ctx {
+    mcp_sink sink;          /* request-scoped notifications and server→client requests;
+                               a NULL send falls back to the session sink */
+    const char *transport;  /* "stdio", "http" or "cli" (audit) */
+    const char *model;      /* model name from a transport header, or NULL */
+    int stateless;          /* the transport routed this request as 2026-07-28 (stateless):
+                               _meta is validated and legacy-only methods are refused.
+                               Also implied when params._meta names a protocol version. */
+    int keep_open;          /* out: the request opened a stream (subscriptions/listen):
+                               keep the sink alive, later call mcp_listener_close */
+    mcp_listener *listener; /* out: set together with keep_open */
+} mcp_call_ctx;
+
+/* --- server lifecycle ---------------------------------------------------- */
+
+/* Open the database (checking and migrating the schema), load the catalog
+ * and start the background threads (catalog watcher, audit writer). */
+int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_error *err);
+/* Finish: flush the audit queue, stop threads, close the database. */
+void mcp_server_free(mcp_server *srv);
+/* Write every queued audit row now (also called on SIGTERM paths). */
+void mcp_server_flush_audit(mcp_server *srv);
+
+/* Resolve an API key ("dbmcp_<id>_<secret>") to an identity. Returns 0 or
+ * DBMCP_EDENIED (unknown, revoked or wrong secret; constant-time compare). */
+int mcp_server_authenticate(mcp_server *srv, const char *api_key, mcp_identity *out,
+                            dbmcp_error *err);
+/* Fill an identity for a principal named on the command line (stdio, CLI):
+ * interface from `interface_name` (or "default"). Fails when the interface
+ * does not exist or is disabled. */
+int mcp_server_local_identity(mcp_server *srv, const char *principal, const char *interface_name,
+                              mcp_identity *out, dbmcp_error *err);
+
+/* Hex BLAKE2b-256 of an API key's secret part, as stored in dbmcp_api_keys. */
+void mcp_key_hash_secret(const char *secret, char hex[65]);
+
+/* --- sessions ------------------------------------------------------------ */
+
+/* A new session with one reference held by the caller. transport names it
+ * for the audit ("stdio", "http"). */
+mcp_session *mcp_session_create(mcp_server *srv, const mcp_identity *id, const char *transport);
+mcp_session *mcp_session_ref(mcp_session *s);
+/* Drop a reference; the last one cancels in-flight work and frees. */
+void mcp_session_unref(mcp_session *s);
+/* Random, unguessable id (used as Mcp-Session-Id). Owned by the session. */
+const char *mcp_session_id(const mcp_session *s);
+const mcp_identity *mcp_session_identity(const mcp_session *s);
+/* Where session-level notifications (list_changed, resource updates, log
+ * messages outside a request) go. Pass a NULL send to detach. */
+void mcp_session_set_sink(mcp_session *s, mcp_sink sink);
+/* Nonzero once `initialize` succeeded (legacy). */
+int mcp_session_initialized(const mcp_session *s);
+/* Negotiated protocol version ("" before initialize). */
+const char *mcp_session_protocol(const mcp_session *s);
+/* Cancel every request in flight on the session (client went away). */
+void mcp_session_cancel_all(mcp_session *s);
+
+/* --- messages ------------------------------------------------------------ */
+
+/* Handle one message. Requests return the response to send (never NULL);
+ * notifications and responses to server→client requests return NULL.
+ * For stateless requests the error codes map to HTTP statuses with
+ * mcp_http_status_for_error. */
+json_t *mcp_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mcp_call_ctx *ctx);
+
+/* The protocol version a modern request names in params._meta, or NULL
+ * when the request is legacy-style. */
+const char *mcp_request_modern_version(const jsonrpc_msg *msg);
+/* Nonzero when `version` is a revision this server speaks. */
+int mcp_version_supported(const char *version);
+
+/* HTTP status for a stateless (2026-07-28) JSON-RPC error response:
+ * -32601 → 404; -32602 (bad _meta), -32020, -32021, -32022 → 400; others 200. */
+int mcp_http_status_for_error(const json_t *response);
+
+/* Close a listen stream opened by subscriptions/listen. */
+void mcp_listener_close(mcp_server *srv, mcp_listener *l);
+
+#endif

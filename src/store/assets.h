@@ -1,0 +1,13 @@
+/*
+ * assets.h — SQL text embedded in the binary (see assets.S). Each asset is
+ * NUL-terminated; the pointers are static and never freed.
+ */
+#ifndef DBMCP_STORE_ASSETS_H
+#define DBMCP_STORE_ASSETS_H
+
+extern const char asset_sqlite_0001_core_start[];
+extern const char asset_seed_base_start[];
+extern const char asset_seed_demo_start[];
+extern const char asset_seed_conformance_start[];
+
+#endif

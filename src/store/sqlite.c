@@ -1,0 +1,334 @@
+/*
+ * sqlite.c — the SQLite backend of store.h.
+ *
+ * Read-write handles run in WAL mode with foreign keys on, so a server's
+ * readers never block its writer. Read-only handles are opened with
+ * SQLITE_OPEN_READONLY and `PRAGMA query_only`, so the engine itself refuses
+ * writes whatever SQL text arrives. Busy waits use sqlite3_busy_timeout.
+ */
+#include "store/store.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct store {
+    sqlite3 *db; /* owned */
+    int flags;   /* STORE_* given to store_open */
+};
+
+struct store_stmt {
+    store *owner;     /* not owned */
+    sqlite3_stmt *st; /* owned */
+};
+
+static int map_sqlite_code(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return DBMCP_ETIMEOUT;
+    case SQLITE_INTERRUPT: return DBMCP_ETIMEOUT;
+    case SQLITE_NOMEM: return DBMCP_ENOMEM;
+    case SQLITE_TOOBIG: return DBMCP_ETOOBIG;
+    case SQLITE_CONSTRAINT: return DBMCP_EINVAL;
+    case SQLITE_AUTH:
+    case SQLITE_PERM:
+    case SQLITE_READONLY: return DBMCP_EDENIED;
+    case SQLITE_CANTOPEN: return DBMCP_EIO;
+    default: return DBMCP_ESTORE;
+    }
+}
+
+static int fail(store *db, int rc, dbmcp_error *err, const char *what)
+{
+    const char *msg = db && db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc);
+    return dbmcp_error_set_private(err, map_sqlite_code(rc), "the database refused the request",
+                                   "%s: %s", what, msg);
+}
+
+int store_open(const char *url, int flags, store **out, dbmcp_error *err)
+{
+    *out = NULL;
+    if (!url || !*url)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "no database given (use --db PATH)");
+    if (strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "PostgreSQL support is not built into this version; use a SQLite "
+                               "file path");
+    store *db = calloc(1, sizeof *db);
+    if (!db)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    db->flags = flags;
+    int oflags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
+    if (flags & STORE_READONLY)
+        oflags |= SQLITE_OPEN_READONLY;
+    else
+        oflags |= SQLITE_OPEN_READWRITE | ((flags & STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(url, &db->db, oflags, NULL);
+    if (rc != SQLITE_OK) {
+        dbmcp_error_set(err, DBMCP_EIO, "cannot open database %s: %s", url,
+                        db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc));
+        store_close(db);
+        return DBMCP_EIO;
+    }
+    sqlite3_extended_result_codes(db->db, 1);
+    sqlite3_busy_timeout(db->db, 5000);
+    const char *setup = (flags & STORE_READONLY)
+                            ? "PRAGMA query_only = ON; PRAGMA foreign_keys = ON;"
+                            : "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+                              "PRAGMA foreign_keys = ON;";
+    rc = store_exec(db, setup, err);
+    if (rc) {
+        store_close(db);
+        return rc;
+    }
+    *out = db;
+    return 0;
+}
+
+void store_close(store *db)
+{
+    if (!db)
+        return;
+    sqlite3_close_v2(db->db);
+    free(db);
+}
+
+const char *store_dialect(const store *db)
+{
+    (void)db;
+    return "sqlite";
+}
+
+int store_is_readonly(const store *db)
+{
+    return (db->flags & STORE_READONLY) != 0;
+}
+
+int store_exec(store *db, const char *sql, dbmcp_error *err)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(db->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        dbmcp_error_set_private(err, map_sqlite_code(rc), "the database refused the request",
+                                "%s", msg ? msg : sqlite3_errstr(rc));
+        sqlite3_free(msg);
+        return map_sqlite_code(rc);
+    }
+    return 0;
+}
+
+int store_begin(store *db, dbmcp_error *err)
+{
+    return store_exec(db, "BEGIN IMMEDIATE", err);
+}
+
+int store_commit(store *db, dbmcp_error *err)
+{
+    return store_exec(db, "COMMIT", err);
+}
+
+void store_rollback(store *db)
+{
+    if (!sqlite3_get_autocommit(db->db))
+        sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int only_space_or_comments(const char *s)
+{
+    while (*s) {
+        if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == ';') {
+            s++;
+        } else if (s[0] == '-' && s[1] == '-') {
+            while (*s && *s != '\n')
+                s++;
+        } else if (s[0] == '/' && s[1] == '*') {
+            const char *end = strstr(s + 2, "*/");
+            if (!end)
+                return 0;
+            s = end + 2;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int store_prepare(store *db, const char *sql, store_stmt **out, dbmcp_error *err)
+{
+    *out = NULL;
+    sqlite3_stmt *st = NULL;
+    const char *tail = NULL;
+    int rc = sqlite3_prepare_v3(db->db, sql, -1, 0, &st, &tail);
+    if (rc != SQLITE_OK)
+        return fail(db, rc, err, "prepare");
+    if (!st)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "empty statement");
+    if (tail && !only_space_or_comments(tail)) {
+        sqlite3_finalize(st);
+        return dbmcp_error_set(err, DBMCP_EINVAL, "only one statement is allowed");
+    }
+    store_stmt *s = calloc(1, sizeof *s);
+    if (!s) {
+        sqlite3_finalize(st);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    s->owner = db;
+    s->st = st;
+    *out = s;
+    return 0;
+}
+
+void store_finalize(store_stmt *st)
+{
+    if (!st)
+        return;
+    sqlite3_finalize(st->st);
+    free(st);
+}
+
+void store_reset(store_stmt *st)
+{
+    sqlite3_reset(st->st);
+}
+
+int store_step(store_stmt *st, dbmcp_error *err)
+{
+    int rc = sqlite3_step(st->st);
+    if (rc == SQLITE_ROW)
+        return STORE_ROW;
+    if (rc == SQLITE_DONE)
+        return STORE_DONE;
+    return fail(st->owner, rc, err, "step");
+}
+
+static int param_index(store_stmt *st, const char *name)
+{
+    return sqlite3_bind_parameter_index(st->st, name);
+}
+
+int store_bind_text(store_stmt *st, const char *name, const char *value)
+{
+    int i = param_index(st, name);
+    if (!i)
+        return DBMCP_ENOTFOUND;
+    int rc = value ? sqlite3_bind_text(st->st, i, value, -1, SQLITE_TRANSIENT)
+                   : sqlite3_bind_null(st->st, i);
+    return rc == SQLITE_OK ? 0 : map_sqlite_code(rc);
+}
+
+int store_bind_int(store_stmt *st, const char *name, int64_t value)
+{
+    int i = param_index(st, name);
+    if (!i)
+        return DBMCP_ENOTFOUND;
+    return sqlite3_bind_int64(st->st, i, value) == SQLITE_OK ? 0 : DBMCP_ESTORE;
+}
+
+int store_bind_double(store_stmt *st, const char *name, double value)
+{
+    int i = param_index(st, name);
+    if (!i)
+        return DBMCP_ENOTFOUND;
+    return sqlite3_bind_double(st->st, i, value) == SQLITE_OK ? 0 : DBMCP_ESTORE;
+}
+
+int store_bind_blob(store_stmt *st, const char *name, const void *data, size_t size)
+{
+    int i = param_index(st, name);
+    if (!i)
+        return DBMCP_ENOTFOUND;
+    int rc = sqlite3_bind_blob64(st->st, i, data, (sqlite3_uint64)size, SQLITE_TRANSIENT);
+    return rc == SQLITE_OK ? 0 : map_sqlite_code(rc);
+}
+
+int store_bind_null(store_stmt *st, const char *name)
+{
+    int i = param_index(st, name);
+    if (!i)
+        return DBMCP_ENOTFOUND;
+    return sqlite3_bind_null(st->st, i) == SQLITE_OK ? 0 : DBMCP_ESTORE;
+}
+
+int store_param_count(store_stmt *st)
+{
+    return sqlite3_bind_parameter_count(st->st);
+}
+
+const char *store_param_name(store_stmt *st, int i)
+{
+    return sqlite3_bind_parameter_name(st->st, i + 1);
+}
+
+int store_column_count(store_stmt *st)
+{
+    return sqlite3_column_count(st->st);
+}
+
+const char *store_column_name(store_stmt *st, int i)
+{
+    return sqlite3_column_name(st->st, i);
+}
+
+store_type store_column_type(store_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st->st, i)) {
+    case SQLITE_INTEGER: return STORE_INTEGER;
+    case SQLITE_FLOAT: return STORE_FLOAT;
+    case SQLITE_TEXT: return STORE_TEXT;
+    case SQLITE_BLOB: return STORE_BLOB;
+    default: return STORE_NULL;
+    }
+}
+
+const char *store_column_text(store_stmt *st, int i)
+{
+    return (const char *)sqlite3_column_text(st->st, i);
+}
+
+int64_t store_column_int(store_stmt *st, int i)
+{
+    return sqlite3_column_int64(st->st, i);
+}
+
+double store_column_double(store_stmt *st, int i)
+{
+    return sqlite3_column_double(st->st, i);
+}
+
+const void *store_column_blob(store_stmt *st, int i)
+{
+    return sqlite3_column_blob(st->st, i);
+}
+
+size_t store_column_bytes(store_stmt *st, int i)
+{
+    return (size_t)sqlite3_column_bytes(st->st, i);
+}
+
+int64_t store_changes(store *db)
+{
+    return sqlite3_changes64(db->db);
+}
+
+int store_query_int(store *db, const char *sql, int64_t def, int64_t *out, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db, sql, &st, err);
+    if (rc)
+        return rc;
+    rc = store_step(st, err);
+    *out = rc == STORE_ROW ? store_column_int(st, 0) : def;
+    store_finalize(st);
+    return rc < 0 ? rc : 0;
+}
+
+void store_set_busy_timeout(store *db, int ms)
+{
+    sqlite3_busy_timeout(db->db, ms);
+}
+
+void *store_native_handle(store *db)
+{
+    return db->db;
+}

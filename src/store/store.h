@@ -1,0 +1,131 @@
+/*
+ * store.h — the neutral database API: the only door to SQL in dbmcp.
+ *
+ * Everything above store/ talks to a database through these functions, never
+ * through sqlite3_* or PQ* directly, so the PostgreSQL backend plugs in
+ * behind the same contract. Statements use :named parameters in either
+ * dialect (the PostgreSQL backend rewrites them to $n). Values cross the
+ * API as text, 64-bit integers, doubles, blobs or NULL.
+ *
+ * Two identities (see ARCHITECTURE.md): a catalog connection opened
+ * read-write for dbmcp's own dbmcp_* tables, and a query connection opened
+ * with STORE_READONLY for agent-facing SQL on user data.
+ *
+ * Threading: one store handle is used by one thread at a time. Servers keep
+ * a store_pool of handles and check one out per request.
+ *
+ * Ownership: store_open/store_prepare return handles the caller releases with
+ * store_close/store_finalize. Column getters return pointers owned by the
+ * statement, valid until the next store_step/store_reset/store_finalize.
+ */
+#ifndef DBMCP_STORE_H
+#define DBMCP_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+typedef struct store store;
+typedef struct store_stmt store_stmt;
+typedef struct store_pool store_pool;
+
+/* Flags for store_open. */
+#define STORE_READWRITE 0x0
+#define STORE_READONLY 0x1 /* no writes possible, enforced by the engine */
+#define STORE_CREATE 0x2   /* create the database file if missing */
+
+/* store_step results (errors are negative dbmcp_code values). */
+#define STORE_DONE 0
+#define STORE_ROW 1
+
+/* Column types as reported by store_column_type. */
+typedef enum store_type {
+    STORE_NULL = 0,
+    STORE_INTEGER,
+    STORE_FLOAT,
+    STORE_TEXT,
+    STORE_BLOB
+} store_type;
+
+/* --- connections ------------------------------------------------------- */
+
+/* Open `url`: a SQLite path (or "file:" URI), or "postgres://…" (refused with
+ * a clear message until the PostgreSQL backend lands). */
+int store_open(const char *url, int flags, store **out, dbmcp_error *err);
+/* Close and free; NULL is a no-op. Finalizes nothing: finalize statements first. */
+void store_close(store *db);
+/* "sqlite" or "postgres". */
+const char *store_dialect(const store *db);
+/* Nonzero when the handle was opened with STORE_READONLY. */
+int store_is_readonly(const store *db);
+/* Run one or more statements without parameters (DDL, migrations). */
+int store_exec(store *db, const char *sql, dbmcp_error *err);
+
+/* --- transactions ------------------------------------------------------- */
+
+/* BEGIN IMMEDIATE on SQLite: writers queue behind the busy timeout. */
+int store_begin(store *db, dbmcp_error *err);
+int store_commit(store *db, dbmcp_error *err);
+/* Roll back if a transaction is open; never fails the caller. */
+void store_rollback(store *db);
+
+/* --- statements --------------------------------------------------------- */
+
+/* Prepare exactly one statement; trailing text other than whitespace and
+ * comments is refused. */
+int store_prepare(store *db, const char *sql, store_stmt **out, dbmcp_error *err);
+void store_finalize(store_stmt *st);
+/* Reset for re-execution; bindings are kept. */
+void store_reset(store_stmt *st);
+/* Execute one step: STORE_ROW, STORE_DONE or a negative code with err filled. */
+int store_step(store_stmt *st, dbmcp_error *err);
+
+/* Bind by name (":name", the colon included). A name the statement does not
+ * use is ignored and returns DBMCP_ENOTFOUND so callers can detect it. */
+int store_bind_text(store_stmt *st, const char *name, const char *value); /* NULL → SQL NULL */
+int store_bind_int(store_stmt *st, const char *name, int64_t value);
+int store_bind_double(store_stmt *st, const char *name, double value);
+int store_bind_blob(store_stmt *st, const char *name, const void *data, size_t size);
+int store_bind_null(store_stmt *st, const char *name);
+/* Number of parameters and the name of the i-th (0-based), e.g. ":year". */
+int store_param_count(store_stmt *st);
+const char *store_param_name(store_stmt *st, int i);
+
+int store_column_count(store_stmt *st);
+const char *store_column_name(store_stmt *st, int i);
+store_type store_column_type(store_stmt *st, int i);
+/* Text of a column (NULL for SQL NULL); numbers are converted to text. */
+const char *store_column_text(store_stmt *st, int i);
+int64_t store_column_int(store_stmt *st, int i);
+double store_column_double(store_stmt *st, int i);
+const void *store_column_blob(store_stmt *st, int i);
+size_t store_column_bytes(store_stmt *st, int i);
+/* Rows changed by the last INSERT/UPDATE/DELETE on this handle. */
+int64_t store_changes(store *db);
+
+/* --- one-liners built on the above ------------------------------------- */
+
+/* Run a statement with no parameters that returns one integer (or def when
+ * no row). */
+int store_query_int(store *db, const char *sql, int64_t def, int64_t *out, dbmcp_error *err);
+
+/* --- limits -------------------------------------------------------------- */
+
+/* Milliseconds to wait for a lock before failing with DBMCP_ETIMEOUT. */
+void store_set_busy_timeout(store *db, int ms);
+
+/* --- pool ---------------------------------------------------------------- */
+
+/* A fixed set of `size` handles to the same url, opened lazily. */
+int store_pool_create(const char *url, int flags, int size, store_pool **out, dbmcp_error *err);
+void store_pool_free(store_pool *pool);
+/* Block until a handle is free; never returns NULL unless opening failed. */
+store *store_pool_acquire(store_pool *pool, dbmcp_error *err);
+void store_pool_release(store_pool *pool, store *db);
+
+/* Raw engine handle for backend-specific extensions (SQLite: sqlite3 *).
+ * Only store/ and the guarded query layer may use it. */
+void *store_native_handle(store *db);
+
+#endif

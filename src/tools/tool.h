@@ -1,0 +1,95 @@
+/*
+ * tool.h — the contract between the dispatch path and tool handlers.
+ *
+ * A handler receives arguments already validated against the tool's input
+ * schema and policy-checked; it fills a tool_output and returns 0, or
+ * returns an error code with err filled (err->public_message is what the
+ * agent sees; err->message goes to the operator log and the audit row).
+ * Handlers never see the catalog connection: the query connection is the
+ * only database they get (tool_env.query_db), opened read-only.
+ *
+ * The env's callbacks let a handler report progress, send log messages and
+ * (legacy clients) ask the client for sampling or elicitation without
+ * knowing the transport.
+ */
+#ifndef DBMCP_TOOLS_TOOL_H
+#define DBMCP_TOOLS_TOOL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "store/registry.h"
+#include "store/store.h"
+
+typedef struct tool_env tool_env;
+
+struct tool_env {
+    const reg_tool *tool;      /* the catalog row being called */
+    const char *call_id;       /* this call's id (audit, SQL comment tag) */
+    const char *principal;     /* caller identity (never from arguments) */
+    const char *interface;
+    const char *user_id;
+    const char *agent_id;
+    const char *client_name;   /* may be "" */
+    const char *model;         /* may be "" */
+    const char *protocol;      /* negotiated revision */
+    json_t *client_capabilities; /* borrowed; may be NULL */
+    json_t *request_meta;      /* borrowed params._meta; may be NULL */
+    json_t *input_responses;   /* modern multi-round: borrowed inputResponses, or NULL */
+    const char *request_state; /* modern multi-round: verified requestState payload, or NULL */
+    store *query_db;           /* read-only connection to user data (may be NULL) */
+    volatile int *cancelled;   /* nonzero once the client cancelled */
+    const json_t *server_info; /* {name, version, protocols} for server_info */
+    int64_t rows;              /* out: rows produced, -1 when not applicable */
+
+    /* Report progress (no-op when the client sent no progressToken). */
+    void (*progress)(tool_env *env, double progress, double total, const char *message);
+    /* Send notifications/message at level ("debug", "info", …). */
+    void (*log)(tool_env *env, const char *level, json_t *data);
+    /* Legacy only: send a server→client request (sampling/createMessage,
+     * elicitation/create, roots/list) and wait for its result. Returns a new
+     * reference or NULL with err filled. */
+    json_t *(*client_request)(tool_env *env, const char *method, json_t *params,
+                              dbmcp_error *err);
+    /* Announce that a catalog list changed ("tools", "prompts", "resources")
+     * to listening clients at once. */
+    void (*announce_change)(tool_env *env, const char *kind);
+    int stateless; /* 2026-07-28 request: use input_required, not client_request */
+    void *opaque;  /* owned by the dispatcher */
+};
+
+/* What a handler returns. content: array of MCP content blocks (owned);
+ * structured: optional structuredContent (owned); is_error: result is a
+ * tool-level error the model should see. input_required: modern
+ * multi-round — an object {inputRequests, requestState?} (owned); when set,
+ * content is ignored. */
+typedef struct tool_output {
+    json_t *content;
+    json_t *structured;
+    int is_error;
+    json_t *input_required;
+    char *request_state;          /* owned plaintext state to protect with HMAC */
+    json_t *missing_capabilities; /* owned {capability: {}}: the client lacks what the tool
+                                     needs; becomes JSON-RPC error -32021 */
+} tool_output;
+
+typedef int (*tool_handler_fn)(tool_env *env, const json_t *args, tool_output *out,
+                               dbmcp_error *err);
+
+/* Append a text block to out->content (creating the array). */
+void tool_output_text(tool_output *out, const char *text);
+void tool_output_free(tool_output *out);
+
+/* Builtin handlers by name (NULL when unknown). */
+tool_handler_fn tools_builtin_find(const char *name);
+/* Nonzero when a builtin of that name exists (catalog validation). */
+int tools_builtin_exists(const char *name);
+/* Builtin resource-template handlers: content text for a URI the template
+ * matched (vars = its variables). Caller frees *text_out. */
+int tools_builtin_template_read(const char *handler, const char *uri, const json_t *vars,
+                                char **text_out, dbmcp_error *err);
+/* The SQL handler: runs tool->handler with arguments bound by name. */
+int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);
+
+#endif

@@ -1,0 +1,1988 @@
+/*
+ * http.c — the Streamable HTTP transport on libmicrohttpd; see http.h for
+ * the behaviour and the status codes.
+ *
+ * libmicrohttpd calls on_request on a thread per connection. The first
+ * call of a request sees only its headers: routing, Host/Origin, method,
+ * auth and Accept are decided there, so refusals never read a body. Body
+ * bytes are then collected up to max_body. The last call parses the
+ * message and either answers at once (errors, notifications, responses,
+ * `initialize`) or starts a worker thread that runs mcp_handle while the
+ * connection thread waits for its first output and picks JSON or SSE.
+ *
+ * An http_stream is where the threads of one exchange meet: the connection
+ * thread (which pulls bytes through a blocking content reader — fine with a
+ * thread per connection), the worker running mcp_handle, and whoever calls
+ * the sink. It holds a queue of encoded SSE bytes under a mutex plus two
+ * flags: `ended` (no more output; finish after draining) and `gone` (the
+ * peer left or stopped reading; drop everything). Legacy sessions live in
+ * a table of http_session entries; a session's sink points at its entry,
+ * which forwards to whichever GET stream is open, so opening, replacing
+ * and closing GET streams never has to touch the server's sink.
+ *
+ * Lock order: entry sink_mu → stream mu. The daemon's mu and table_mu are
+ * never held while taking another lock of this file.
+ */
+#include "transport/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HTTP_DEFAULT_MAX_BODY ((size_t)4 * 1024 * 1024)
+#define HTTP_DEFAULT_TIMEOUT_S 30
+#define HTTP_DEFAULT_SESSION_IDLE_S 3600
+#define HTTP_MAX_CONNECTIONS 512                  /* libmicrohttpd threads */
+#define HTTP_MAX_CALLS 128                        /* requests inside mcp_handle at once */
+#define HTTP_MAX_SESSIONS 10000                   /* legacy sessions in the table */
+#define HTTP_STREAM_MAX_BUFFER (32u * 1024 * 1024) /* unsent bytes before a reader is "gone" */
+#define HTTP_DISCARD_FACTOR 4    /* oversized bodies are read up to this × max_body, then cut */
+#define HTTP_KEEPALIVE_S 15.0    /* SSE comment after this much silence */
+#define HTTP_JSON_GRACE_S 1.0    /* an answer ready this soon, alone, goes out as JSON */
+#define HTTP_POLL_S 1.0          /* how often blocked waits look at the peer and shutdown */
+#define HTTP_DRAIN_S 10.0        /* shutdown: time in-flight requests get before cancel */
+#define HTTP_STREAM_DRAIN_S 3.0  /* shutdown: time streams get to flush their last bytes */
+#define HTTP_SWEEP_S 5.0         /* how often idle sessions are expired */
+#define HTTP_THREAD_STACK ((size_t)1024 * 1024)
+#define HTTP_SSE_BLOCK 16384
+
+#define CT_JSON "application/json"
+
+typedef struct http_daemon http_daemon;
+typedef struct http_stream http_stream;
+typedef struct http_session http_session;
+
+typedef enum stream_kind {
+    STREAM_CALL, /* the reply to one POSTed request (JSON or SSE) */
+    STREAM_GET   /* a legacy session's GET stream */
+} stream_kind;
+
+typedef enum stream_mode {
+    MODE_PENDING, /* the connection has not chosen how to answer yet */
+    MODE_JSON,    /* answered with one application/json body */
+    MODE_SSE      /* answering with text/event-stream */
+} stream_mode;
+
+struct http_stream {
+    http_daemon *hd;
+    stream_kind kind;
+    int refs;                    /* guarded by mu */
+    pthread_mutex_t mu;          /* guards everything below */
+    pthread_cond_t cond;         /* broadcast on every change */
+    struct MHD_Connection *conn; /* valid while the connection runs this request */
+    int fd;                      /* its socket, probed to notice a vanished peer */
+    char *buf;                   /* encoded SSE bytes; unsent part is buf[off..len) */
+    size_t off, len, cap;
+    double last_write; /* monotonic time of the last bytes handed out */
+    int ended;         /* no more output will come */
+    int gone;          /* the peer left or stopped reading */
+    int cancelled;     /* mcp_session_cancel_all was called for it */
+    /* STREAM_CALL */
+    jsonrpc_msg *msg;      /* the request (owned) */
+    mcp_session *session;  /* a reference: per-request (modern) or the legacy session */
+    http_session *entry;   /* legacy table entry (a reference), or NULL; GET streams too */
+    int modern;            /* modern era: stateless, disconnect cancels */
+    int json_ok, sse_ok;   /* what the client's Accept allows */
+    stream_mode mode;      /* chosen by the connection thread */
+    int done;              /* the worker has the final response */
+    json_t *response;      /* the final response until it is sent (owned) */
+    int listening;         /* mcp_handle opened a listen stream (ctx.keep_open) */
+    http_stream *prev_active, *next_active; /* daemon's list of running workers */
+};
+
+struct http_session {
+    http_session *next;       /* guarded by table_mu */
+    char *id;                 /* Mcp-Session-Id */
+    size_t id_len;
+    mcp_session *session;     /* the table's reference; NULL once removed */
+    char key_id[sizeof ((mcp_identity *)0)->key_id]; /* key that created it */
+    int refs;                 /* table + users; guarded by table_mu */
+    int in_table;             /* guarded by table_mu */
+    double last_used;         /* guarded by table_mu */
+    pthread_mutex_t sink_mu;  /* guards get_stream */
+    http_stream *get_stream;  /* the open GET stream, or NULL */
+};
+
+struct http_daemon {
+    mcp_server *srv;
+    const mcp_identity *anonymous; /* identity for no_auth */
+    int no_auth;
+    const char **allowed_origins;
+    size_t max_body;
+    unsigned timeout_s;
+    int session_idle_s;
+    int loopback;                       /* bound to a loopback address */
+    char bind_host[INET6_ADDRSTRLEN + 2]; /* "127.0.0.1" or "[::1]" */
+    char authority[INET6_ADDRSTRLEN + 10]; /* "HOST:PORT" once bound */
+    struct sockaddr_storage addr;       /* where to listen */
+    int ipv6;
+    struct MHD_Daemon *mhd;
+    atomic_int stopping; /* a signal came: refuse new work, end GET streams */
+    atomic_int aborting; /* the drain time is over: cut everything */
+    pthread_mutex_t mu;  /* guards the counters and the active list */
+    pthread_cond_t cond; /* broadcast when a worker or stream ends */
+    int calls;           /* workers inside mcp_handle (capped) */
+    int workers;         /* worker threads alive */
+    int streams;         /* http_stream objects alive */
+    http_stream *active; /* streams whose worker runs */
+    pthread_mutex_t table_mu;
+    http_session *sessions;
+    size_t nsessions;
+};
+
+/* Per-request state handed to libmicrohttpd as con_cls. */
+typedef struct http_request {
+    int responded;       /* a reply is queued; ignore further calls */
+    char *body;          /* the POST body so far */
+    size_t len, cap;
+    int too_big;         /* over max_body: discarding */
+    size_t discarded;    /* bytes thrown away while too_big */
+    int json_ok, sse_ok; /* from Accept */
+    mcp_identity who;    /* the caller, after auth */
+    http_stream *stream; /* a reference, when the request got a stream */
+} http_request;
+
+/* --- time and waiting ---------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void cond_init_monotonic(pthread_cond_t *c)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &a);
+    pthread_condattr_destroy(&a);
+}
+
+/* Wait on c for at most `seconds`; callers loop on their own condition. */
+static void cond_wait_for(pthread_cond_t *c, pthread_mutex_t *m, double seconds)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (seconds < 0)
+        seconds = 0;
+    long whole = (long)seconds;
+    long ns = ts.tv_nsec + (long)((seconds - (double)whole) * 1e9);
+    ts.tv_sec += whole + ns / 1000000000L;
+    ts.tv_nsec = ns % 1000000000L;
+    pthread_cond_timedwait(c, m, &ts);
+}
+
+/* --- strings and headers ------------------------------------------------- */
+
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+static void trim(const char **s, size_t *n)
+{
+    while (*n && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+        (*n)--;
+}
+
+/* A header's value without surrounding whitespace (RFC 9110 OWS), or 0
+ * when it is absent. */
+static int header_view(struct MHD_Connection *c, const char *name, const char **v, size_t *n)
+{
+    const char *raw = header(c, name);
+    if (!raw)
+        return 0;
+    *v = raw;
+    *n = strlen(raw);
+    trim(v, n);
+    return 1;
+}
+
+/* Copy a trimmed header into buf; NULL when absent or longer than buf. */
+static const char *header_copy(struct MHD_Connection *c, const char *name, char *buf,
+                               size_t size)
+{
+    const char *v;
+    size_t n;
+    if (!header_view(c, name, &v, &n) || n >= size)
+        return NULL;
+    memcpy(buf, v, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static int view_equals(const char *v, size_t n, const char *s)
+{
+    return strlen(s) == n && memcmp(v, s, n) == 0;
+}
+
+static int view_iequals(const char *v, size_t n, const char *s)
+{
+    return strlen(s) == n && strncasecmp(v, s, n) == 0;
+}
+
+/* Header values are visible ASCII, space and tab (RFC 9110 §5.5). */
+static int header_chars_valid(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)v[i];
+        if (ch != '\t' && (ch < 0x20 || ch > 0x7e))
+            return 0;
+    }
+    return 1;
+}
+
+/* --- addresses, Host and Origin ------------------------------------------ */
+
+static int addr_is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)sa;
+        return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)sa;
+        if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+            return 1;
+        return IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && in6->sin6_addr.s6_addr[12] == 127;
+    }
+    return 0;
+}
+
+/* Split "HOST:PORT" / "[V6]:PORT" / "PORT" into host text and port text. */
+static int bind_split(const char *spec, char *host, size_t host_size, const char **port,
+                      int *bracketed, dbmcp_error *err)
+{
+    const char *h = "127.0.0.1";
+    size_t hn = strlen(h);
+    *bracketed = 0;
+    if (spec[0] == '[') {
+        const char *close = strchr(spec, ']');
+        if (!close || close[1] != ':')
+            return dbmcp_error_set(err, DBMCP_EINVAL, "bind '%s': expected [IPV6]:PORT", spec);
+        h = spec + 1;
+        hn = (size_t)(close - h);
+        *port = close + 2;
+        *bracketed = 1;
+    } else {
+        const char *colon = strrchr(spec, ':');
+        if (!colon) {
+            *port = spec;
+        } else {
+            if (memchr(spec, ':', (size_t)(colon - spec)))
+                return dbmcp_error_set(err, DBMCP_EINVAL,
+                                       "bind '%s': IPv6 addresses need brackets: [::1]:PORT",
+                                       spec);
+            if (colon > spec) {
+                h = spec;
+                hn = (size_t)(colon - spec);
+            }
+            *port = colon + 1;
+        }
+    }
+    if (hn == 0 || hn >= host_size)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "bind '%s': bad host", spec);
+    memcpy(host, h, hn);
+    host[hn] = '\0';
+    return 0;
+}
+
+static int port_parse(const char *s, unsigned *out)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 5)
+        return -1;
+    unsigned v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    if (v > 65535)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Resolve cfg->bind into hd->addr, hd->ipv6, hd->loopback, hd->bind_host. */
+static int bind_resolve(http_daemon *hd, const char *spec, dbmcp_error *err)
+{
+    char host[256];
+    const char *port_text = NULL;
+    int bracketed = 0;
+    unsigned port;
+    if (!spec || !*spec)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "http: no bind address (HOST:PORT)");
+    if (bind_split(spec, host, sizeof host, &port_text, &bracketed, err) != 0)
+        return err ? err->code : DBMCP_EINVAL;
+    if (port_parse(port_text, &port) != 0)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "bind '%s': bad port", spec);
+    if (strcasecmp(host, "localhost") == 0)
+        strcpy(host, "127.0.0.1");
+
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_family = bracketed ? AF_INET6 : AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | (bracketed ? AI_NUMERICHOST : 0);
+    int rc = getaddrinfo(host, NULL, &hints, &res);
+    if (rc != 0 || !res)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "bind '%s': %s", spec, gai_strerror(rc));
+    memcpy(&hd->addr, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+
+    char text[INET6_ADDRSTRLEN];
+    if (hd->addr.ss_family == AF_INET6) {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)(void *)&hd->addr;
+        in6->sin6_port = htons((uint16_t)port);
+        inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+        snprintf(hd->bind_host, sizeof hd->bind_host, "[%s]", text);
+        hd->ipv6 = 1;
+    } else {
+        struct sockaddr_in *in = (struct sockaddr_in *)(void *)&hd->addr;
+        in->sin_port = htons((uint16_t)port);
+        inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+        snprintf(hd->bind_host, sizeof hd->bind_host, "%s", text);
+    }
+    hd->loopback = addr_is_loopback((struct sockaddr *)&hd->addr);
+    return 0;
+}
+
+/* Split an authority "host[:port]" (host may be "[v6]"); 0 when malformed. */
+static int authority_host(const char *s, size_t n, const char **host, size_t *host_len)
+{
+    const char *end = s + n;
+    const char *p;
+    if (n == 0)
+        return 0;
+    if (*s == '[') {
+        p = memchr(s, ']', n);
+        if (!p)
+            return 0;
+        p++;
+    } else {
+        p = memchr(s, ':', n);
+        if (!p)
+            p = end;
+    }
+    *host = s;
+    *host_len = (size_t)(p - s);
+    if (*host_len == 0)
+        return 0;
+    if (p == end)
+        return 1;
+    if (*p != ':' || p + 1 == end || end - (p + 1) > 5)
+        return 0;
+    for (p++; p < end; p++)
+        if (*p < '0' || *p > '9')
+            return 0;
+    return 1;
+}
+
+static int host_is_loopback_name(const char *h, size_t n)
+{
+    return view_iequals(h, n, "localhost") || view_equals(h, n, "127.0.0.1") ||
+           view_equals(h, n, "[::1]");
+}
+
+/* DNS rebinding: on a loopback bind the Host must name loopback. A request
+ * without Host (HTTP/1.0) comes from no browser and passes. */
+static int host_allowed(const http_daemon *hd, const char *value)
+{
+    const char *h;
+    size_t hn;
+    if (!hd->loopback || !value)
+        return 1;
+    if (!authority_host(value, strlen(value), &h, &hn))
+        return 0;
+    return host_is_loopback_name(h, hn) || view_iequals(h, hn, hd->bind_host);
+}
+
+/* An Origin passes when listed in allowed_origins or when it is an
+ * http(s) origin on a loopback host (any port). "null" never passes. */
+static int origin_allowed(const http_daemon *hd, const char *origin)
+{
+    for (const char **o = hd->allowed_origins; o && *o; o++)
+        if (strcasecmp(*o, origin) == 0)
+            return 1;
+    const char *rest;
+    if (strncasecmp(origin, "http://", 7) == 0)
+        rest = origin + 7;
+    else if (strncasecmp(origin, "https://", 8) == 0)
+        rest = origin + 8;
+    else
+        return 0;
+    const char *h;
+    size_t hn;
+    if (!authority_host(rest, strlen(rest), &h, &hn))
+        return 0;
+    return host_is_loopback_name(h, hn);
+}
+
+/* "http://HOST:PORT" as the client addressed us: the Host header when it
+ * is a plain authority, else the bind address. */
+static void public_base(const http_daemon *hd, struct MHD_Connection *c, char *out, size_t size)
+{
+    const char *host = header(c, "Host");
+    size_t n = host ? strlen(host) : 0;
+    int ok = n > 0 && n < 256;
+    for (size_t i = 0; ok && i < n; i++) {
+        char ch = host[i];
+        ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+             ch == '.' || ch == '-' || ch == ':' || ch == '[' || ch == ']';
+    }
+    snprintf(out, size, "http://%s", ok ? host : hd->authority);
+}
+
+/* --- Accept -------------------------------------------------------------- */
+
+/* Nonzero when a media range's parameters say q=0 (not acceptable). */
+static int accept_q_zero(const char *p, const char *end)
+{
+    while (p < end) {
+        while (p < end && (*p == ';' || *p == ' ' || *p == '\t'))
+            p++;
+        if (end - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+            char num[16];
+            size_t n = 0;
+            for (p += 2; p < end && *p != ';' && n + 1 < sizeof num; p++)
+                num[n++] = *p;
+            num[n] = '\0';
+            return strtod(num, NULL) <= 0.0;
+        }
+        while (p < end && *p != ';')
+            p++;
+    }
+    return 0;
+}
+
+static void accept_range(const char *item, size_t n, int *json_ok, int *sse_ok)
+{
+    const char *end = item + n;
+    const char *semi = memchr(item, ';', n);
+    const char *m = item;
+    size_t mn = (size_t)((semi ? semi : end) - item);
+    trim(&m, &mn);
+    if (semi && accept_q_zero(semi, end))
+        return;
+    if (view_iequals(m, mn, "*/*")) {
+        *json_ok = *sse_ok = 1;
+    } else if (view_iequals(m, mn, "application/json") || view_iequals(m, mn, "application/*")) {
+        *json_ok = 1;
+    } else if (view_iequals(m, mn, "text/event-stream") || view_iequals(m, mn, "text/*")) {
+        *sse_ok = 1;
+    }
+}
+
+/* Lenient: a missing or empty Accept allows both. */
+static void accept_parse(const char *v, int *json_ok, int *sse_ok)
+{
+    size_t n = v ? strlen(v) : 0;
+    trim(&v, &n);
+    if (!v || n == 0) {
+        *json_ok = *sse_ok = 1;
+        return;
+    }
+    *json_ok = *sse_ok = 0;
+    const char *end = v + n;
+    while (v < end) {
+        const char *comma = memchr(v, ',', (size_t)(end - v));
+        const char *stop = comma ? comma : end;
+        accept_range(v, (size_t)(stop - v), json_ok, sse_ok);
+        v = comma ? comma + 1 : end;
+    }
+}
+
+/* --- replies ------------------------------------------------------------- */
+
+/* Queue a reply whose body is copied; `headers` is name,value,…,NULL. */
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *ctype,
+                             const char *body, size_t len, const char *const *headers)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
+    if (!r)
+        return MHD_NO;
+    if (ctype)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    for (; headers && headers[0] && headers[1]; headers += 2)
+        MHD_add_response_header(r, headers[0], headers[1]);
+    enum MHD_Result ok = MHD_queue_response(c, status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+/* Queue a JSON reply; steals body. */
+static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, json_t *body,
+                                  const char *const *headers)
+{
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    json_decref(body);
+    if (!text) {
+        static const char oom[] =
+            "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32603,\"message\":\"Internal error\"}}";
+        return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, CT_JSON, oom, sizeof oom - 1, NULL);
+    }
+    enum MHD_Result ok = reply(c, status, CT_JSON, text, strlen(text), headers);
+    free(text);
+    return ok;
+}
+
+/* A JSON-RPC error object; a NULL id leaves "id" out, as the spec asks of
+ * transport-level errors that answer no particular request. Steals data. */
+static json_t *rpc_error(json_t *id, int code, const char *message, json_t *data)
+{
+    json_t *e = jsonrpc_error(id, code, message, data);
+    if (e && !id)
+        json_object_del(e, "id");
+    return e;
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status, json_t *id,
+                                   int code, const char *message, const char *const *headers)
+{
+    return reply_json(c, status, rpc_error(id, code, message, NULL), headers);
+}
+
+static enum MHD_Result reply_bad_request(struct MHD_Connection *c, json_t *id, const char *msg)
+{
+    return reply_error(c, MHD_HTTP_BAD_REQUEST, id, JSONRPC_INVALID_REQUEST, msg, NULL);
+}
+
+static enum MHD_Result reply_no_session(struct MHD_Connection *c, json_t *id)
+{
+    return reply_error(c, MHD_HTTP_NOT_FOUND, id, JSONRPC_INVALID_REQUEST, "Session not found",
+                       NULL);
+}
+
+static enum MHD_Result reply_busy(struct MHD_Connection *c, json_t *id, const char *msg)
+{
+    static const char *const headers[] = {"Retry-After", "1", NULL};
+    return reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id, JSONRPC_INTERNAL_ERROR, msg, headers);
+}
+
+static enum MHD_Result reply_method_not_allowed(struct MHD_Connection *c, const char *allow)
+{
+    const char *const headers[] = {MHD_HTTP_HEADER_ALLOW, allow, NULL};
+    return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, JSONRPC_INVALID_REQUEST,
+                       "Method not allowed", headers);
+}
+
+static enum MHD_Result reply_unauthorized(const http_daemon *hd, struct MHD_Connection *c)
+{
+    char base[300], challenge[400];
+    public_base(hd, c, base, sizeof base);
+    snprintf(challenge, sizeof challenge,
+             "Bearer resource_metadata=\"%s/.well-known/oauth-protected-resource\"", base);
+    const char *const headers[] = {MHD_HTTP_HEADER_WWW_AUTHENTICATE, challenge, NULL};
+    return reply_error(c, MHD_HTTP_UNAUTHORIZED, NULL, JSONRPC_INVALID_REQUEST,
+                       "Unauthorized: a valid bearer API key is required", headers);
+}
+
+/* RFC 9728 protected resource metadata. */
+static enum MHD_Result reply_resource_metadata(const http_daemon *hd, struct MHD_Connection *c)
+{
+    char base[300], resource[320];
+    public_base(hd, c, base, sizeof base);
+    snprintf(resource, sizeof resource, "%s/mcp", base);
+    json_t *j = json_pack("{s:s, s:[s], s:s}", "resource", resource, "bearer_methods_supported",
+                          "header", "resource_name", "dbmcp");
+    return reply_json(c, MHD_HTTP_OK, j, NULL);
+}
+
+/* HTTP status for a modern response: the spec gives some errors their own. */
+static unsigned modern_status(const json_t *resp)
+{
+    json_t *error = json_object_get(resp, "error");
+    if (!error)
+        return MHD_HTTP_OK;
+    switch (json_integer_value(json_object_get(error, "code"))) {
+    case JSONRPC_METHOD_NOT_FOUND: return MHD_HTTP_NOT_FOUND;
+    case MCP_HEADER_MISMATCH:
+    case MCP_MISSING_CLIENT_CAPABILITY:
+    case MCP_UNSUPPORTED_VERSION: return MHD_HTTP_BAD_REQUEST;
+    default: return MHD_HTTP_OK;
+    }
+}
+
+/* --- streams ------------------------------------------------------------- */
+
+static void table_release(http_daemon *hd, http_session *e);
+
+static http_stream *stream_new(http_daemon *hd, stream_kind kind, struct MHD_Connection *conn)
+{
+    http_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->hd = hd;
+    st->kind = kind;
+    st->refs = 1;
+    st->conn = conn;
+    st->fd = -1;
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info)
+        st->fd = info->connect_fd;
+    st->last_write = now_s();
+    pthread_mutex_init(&st->mu, NULL);
+    cond_init_monotonic(&st->cond);
+    pthread_mutex_lock(&hd->mu);
+    hd->streams++;
+    pthread_mutex_unlock(&hd->mu);
+    return st;
+}
+
+static void stream_ref(http_stream *st)
+{
+    pthread_mutex_lock(&st->mu);
+    st->refs++;
+    pthread_mutex_unlock(&st->mu);
+}
+
+static void stream_unref(http_stream *st)
+{
+    pthread_mutex_lock(&st->mu);
+    int last = --st->refs == 0;
+    pthread_mutex_unlock(&st->mu);
+    if (!last)
+        return;
+    http_daemon *hd = st->hd;
+    json_decref(st->response);
+    jsonrpc_msg_free(st->msg);
+    if (st->session)
+        mcp_session_unref(st->session);
+    if (st->entry)
+        table_release(hd, st->entry);
+    free(st->buf);
+    pthread_cond_destroy(&st->cond);
+    pthread_mutex_destroy(&st->mu);
+    free(st);
+    pthread_mutex_lock(&hd->mu);
+    hd->streams--;
+    pthread_cond_broadcast(&hd->cond);
+    pthread_mutex_unlock(&hd->mu);
+}
+
+/* libmicrohttpd's free callback for a stream response. */
+static void stream_response_free(void *cls)
+{
+    stream_unref(cls);
+}
+
+/* Append raw bytes; -1 when the unsent backlog would pass the cap. */
+static int stream_write_locked(http_stream *st, const char *bytes, size_t n)
+{
+    if (st->len - st->off + n > HTTP_STREAM_MAX_BUFFER)
+        return -1;
+    if (st->off > 0 && st->len + n > st->cap) {
+        memmove(st->buf, st->buf + st->off, st->len - st->off);
+        st->len -= st->off;
+        st->off = 0;
+    }
+    if (st->len + n > st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 4096;
+        while (cap < st->len + n)
+            cap *= 2;
+        char *grown = realloc(st->buf, cap);
+        if (!grown)
+            return -1;
+        st->buf = grown;
+        st->cap = cap;
+    }
+    memcpy(st->buf + st->len, bytes, n);
+    st->len += n;
+    return 0;
+}
+
+/* Encode one JSON-RPC message as an SSE event. A peer that cannot keep up
+ * (or memory running out) turns the stream to "gone". */
+static int stream_event_locked(http_stream *st, json_t *msg)
+{
+    if (st->gone || st->ended)
+        return -1;
+    char *text = json_dumps(msg, JSON_COMPACT);
+    int rc = -1;
+    if (text) {
+        static const char head[] = "event: message\ndata: ";
+        rc = stream_write_locked(st, head, sizeof head - 1);
+        if (rc == 0)
+            rc = stream_write_locked(st, text, strlen(text));
+        if (rc == 0)
+            rc = stream_write_locked(st, "\n\n", 2);
+        free(text);
+    }
+    if (rc != 0)
+        st->gone = 1;
+    pthread_cond_broadcast(&st->cond);
+    return rc;
+}
+
+/* mcp_sink.send for a request's own stream. */
+static int stream_sink_send(void *ctx, json_t *msg)
+{
+    http_stream *st = ctx;
+    pthread_mutex_lock(&st->mu);
+    int rc = stream_event_locked(st, msg);
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+static void stream_end(http_stream *st)
+{
+    pthread_mutex_lock(&st->mu);
+    st->ended = 1;
+    pthread_cond_broadcast(&st->cond);
+    pthread_mutex_unlock(&st->mu);
+}
+
+/* The peer is gone: stop writing and, for a modern request still running,
+ * cancel it (closing the response stream is the modern cancellation). */
+static void stream_lost(http_stream *st)
+{
+    pthread_mutex_lock(&st->mu);
+    st->gone = 1;
+    int cancel = st->kind == STREAM_CALL && st->modern && !st->done && !st->cancelled;
+    if (cancel)
+        st->cancelled = 1;
+    pthread_cond_broadcast(&st->cond);
+    pthread_mutex_unlock(&st->mu);
+    if (cancel)
+        mcp_session_cancel_all(st->session);
+}
+
+/* Whether the client still holds the connection: a peeked EOF or a reset
+ * means it left. Pipelined bytes count as alive. */
+static int peer_alive(int fd)
+{
+    if (fd < 0)
+        return 1;
+    char ch;
+    ssize_t n = recv(fd, &ch, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0)
+        return 1;
+    if (n == 0)
+        return 0;
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+}
+
+/* The body of stream_reader: block until there are bytes, the end, or the
+ * peer vanished; emit keep-alive comments meanwhile. */
+static ssize_t stream_next_locked(http_stream *st, char *buf, size_t max)
+{
+    http_daemon *hd = st->hd;
+    double last_probe = now_s();
+    for (;;) {
+        if (st->off < st->len) {
+            size_t n = st->len - st->off < max ? st->len - st->off : max;
+            memcpy(buf, st->buf + st->off, n);
+            st->off += n;
+            if (st->off == st->len)
+                st->off = st->len = 0;
+            st->last_write = now_s();
+            return (ssize_t)n;
+        }
+        if (st->gone || atomic_load(&hd->aborting))
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        if (st->ended || (st->kind == STREAM_GET && atomic_load(&hd->stopping)))
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        double now = now_s();
+        if (now - st->last_write >= HTTP_KEEPALIVE_S) {
+            static const char ka[] = ": keepalive\n\n";
+            stream_write_locked(st, ka, sizeof ka - 1);
+            continue;
+        }
+        if (now - last_probe >= HTTP_POLL_S) {
+            if (!peer_alive(st->fd))
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            last_probe = now;
+        }
+        cond_wait_for(&st->cond, &st->mu, HTTP_POLL_S);
+    }
+}
+
+/* libmicrohttpd content reader for SSE responses. */
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    http_stream *st = cls;
+    (void)pos;
+    pthread_mutex_lock(&st->mu);
+    ssize_t n = stream_next_locked(st, buf, max);
+    pthread_mutex_unlock(&st->mu);
+    if (n == MHD_CONTENT_READER_END_WITH_ERROR)
+        stream_lost(st);
+    else if (n == MHD_CONTENT_READER_END_OF_STREAM)
+        MHD_set_connection_option(st->conn, MHD_CONNECTION_OPTION_TIMEOUT, st->hd->timeout_s);
+    return n;
+}
+
+/* Queue the SSE response reading from st. Open streams are exempt from the
+ * idle timeout; the reader restores it when the stream ends. */
+static enum MHD_Result stream_queue(http_daemon *hd, struct MHD_Connection *c, http_stream *st,
+                                    const char *const *headers)
+{
+    (void)hd;
+    struct MHD_Response *r = MHD_create_response_from_callback(
+        MHD_SIZE_UNKNOWN, HTTP_SSE_BLOCK, stream_reader, st, stream_response_free);
+    if (!r)
+        return MHD_NO;
+    stream_ref(st);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    for (; headers && headers[0] && headers[1]; headers += 2)
+        MHD_add_response_header(r, headers[0], headers[1]);
+    MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
+    enum MHD_Result ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+/* --- the legacy session table -------------------------------------------- */
+
+/* mcp_sink.send of a legacy session: forward to its GET stream, if any. */
+static int entry_sink_send(void *ctx, json_t *msg)
+{
+    http_session *e = ctx;
+    pthread_mutex_lock(&e->sink_mu);
+    int rc = e->get_stream ? stream_sink_send(e->get_stream, msg) : -1;
+    pthread_mutex_unlock(&e->sink_mu);
+    return rc;
+}
+
+static void entry_free(http_session *e)
+{
+    pthread_mutex_destroy(&e->sink_mu);
+    free(e->id);
+    free(e);
+}
+
+/* Register an initialized session. Returns the entry with a reference for
+ * the caller (release with table_release), or NULL when the table is full. */
+static http_session *table_add(http_daemon *hd, mcp_session *s, const mcp_identity *who)
+{
+    const char *id = mcp_session_id(s);
+    http_session *e = calloc(1, sizeof *e);
+    if (!e || !id || !(e->id = strdup(id))) {
+        free(e);
+        return NULL;
+    }
+    e->id_len = strlen(e->id);
+    snprintf(e->key_id, sizeof e->key_id, "%s", who->key_id);
+    pthread_mutex_init(&e->sink_mu, NULL);
+    e->refs = 2;
+    e->in_table = 1;
+    e->last_used = now_s();
+    pthread_mutex_lock(&hd->table_mu);
+    int full = hd->nsessions >= HTTP_MAX_SESSIONS;
+    if (!full) {
+        e->session = mcp_session_ref(s);
+        e->next = hd->sessions;
+        hd->sessions = e;
+        hd->nsessions++;
+    }
+    pthread_mutex_unlock(&hd->table_mu);
+    if (full) {
+        entry_free(e);
+        return NULL;
+    }
+    mcp_session_set_sink(s, (mcp_sink){entry_sink_send, e});
+    return e;
+}
+
+/* Find a live session by id. On success returns the entry (a reference)
+ * and sets *s to a new session reference. */
+static http_session *table_find(http_daemon *hd, const char *id, size_t n, mcp_session **s)
+{
+    http_session *found = NULL;
+    pthread_mutex_lock(&hd->table_mu);
+    for (http_session *e = hd->sessions; e; e = e->next) {
+        if (e->id_len == n && sodium_memcmp(e->id, id, n) == 0) {
+            found = e;
+            break;
+        }
+    }
+    if (found) {
+        found->refs++;
+        found->last_used = now_s();
+        *s = mcp_session_ref(found->session);
+    }
+    pthread_mutex_unlock(&hd->table_mu);
+    return found;
+}
+
+static void table_release(http_daemon *hd, http_session *e)
+{
+    pthread_mutex_lock(&hd->table_mu);
+    e->last_used = now_s();
+    int last = --e->refs == 0;
+    pthread_mutex_unlock(&hd->table_mu);
+    if (last)
+        entry_free(e);
+}
+
+/* End a session: unlink it, detach its sink, end its GET stream and drop
+ * the table's references. Requests still running keep their own. */
+static void table_remove(http_daemon *hd, http_session *e)
+{
+    mcp_session *s = NULL;
+    pthread_mutex_lock(&hd->table_mu);
+    if (e->in_table) {
+        for (http_session **p = &hd->sessions; *p; p = &(*p)->next) {
+            if (*p == e) {
+                *p = e->next;
+                break;
+            }
+        }
+        e->in_table = 0;
+        hd->nsessions--;
+        s = e->session;
+        e->session = NULL;
+    }
+    pthread_mutex_unlock(&hd->table_mu);
+    if (!s)
+        return;
+    mcp_session_set_sink(s, (mcp_sink){NULL, NULL});
+    pthread_mutex_lock(&e->sink_mu);
+    if (e->get_stream)
+        stream_end(e->get_stream);
+    e->get_stream = NULL;
+    pthread_mutex_unlock(&e->sink_mu);
+    mcp_session_unref(s);
+    table_release(hd, e);
+}
+
+/* Take a reference to one entry matching `expired` (or any, when
+ * max_idle < 0), or NULL. */
+static http_session *table_pick(http_daemon *hd, double max_idle)
+{
+    http_session *pick = NULL;
+    double now = now_s();
+    pthread_mutex_lock(&hd->table_mu);
+    for (http_session *e = hd->sessions; e && !pick; e = e->next)
+        if (max_idle < 0 || (e->refs == 1 && now - e->last_used > max_idle))
+            pick = e;
+    if (pick)
+        pick->refs++;
+    pthread_mutex_unlock(&hd->table_mu);
+    return pick;
+}
+
+/* Drop sessions idle longer than session_idle_s (none in use expires). */
+static void table_expire(http_daemon *hd)
+{
+    http_session *e;
+    while ((e = table_pick(hd, (double)hd->session_idle_s)) != NULL) {
+        table_remove(hd, e);
+        table_release(hd, e);
+    }
+}
+
+static void table_clear(http_daemon *hd)
+{
+    http_session *e;
+    while ((e = table_pick(hd, -1.0)) != NULL) {
+        table_remove(hd, e);
+        table_release(hd, e);
+    }
+}
+
+/* --- workers ------------------------------------------------------------- */
+
+static void worker_exit(http_daemon *hd, http_stream *st, int counted)
+{
+    pthread_mutex_lock(&hd->mu);
+    if (st->prev_active)
+        st->prev_active->next_active = st->next_active;
+    else
+        hd->active = st->next_active;
+    if (st->next_active)
+        st->next_active->prev_active = st->prev_active;
+    if (counted)
+        hd->calls--;
+    hd->workers--;
+    pthread_cond_broadcast(&hd->cond);
+    pthread_mutex_unlock(&hd->mu);
+}
+
+/* A listen stream (subscriptions/listen) stays open until the client
+ * leaves, the server stops, or the client cannot take SSE at all. */
+static void call_listen(http_stream *st, mcp_listener *listener)
+{
+    http_daemon *hd = st->hd;
+    pthread_mutex_lock(&hd->mu);
+    hd->calls--; /* listeners do not hold a request slot */
+    pthread_mutex_unlock(&hd->mu);
+    pthread_mutex_lock(&st->mu);
+    st->listening = 1;
+    pthread_cond_broadcast(&st->cond);
+    while (st->sse_ok && !st->gone && !atomic_load(&hd->stopping))
+        cond_wait_for(&st->cond, &st->mu, HTTP_POLL_S);
+    pthread_mutex_unlock(&st->mu);
+    if (listener)
+        mcp_listener_close(hd->srv, listener);
+}
+
+/* Hand the final response to the connection: as the last SSE event when
+ * the stream is open, else kept for the JSON reply. */
+static void call_finish(http_stream *st, json_t *resp)
+{
+    pthread_mutex_lock(&st->mu);
+    st->done = 1;
+    if (!st->gone && st->mode == MODE_SSE) {
+        stream_event_locked(st, resp);
+        st->ended = 1;
+        json_decref(resp);
+    } else if (!st->gone) {
+        st->response = resp;
+    } else {
+        json_decref(resp);
+    }
+    pthread_cond_broadcast(&st->cond);
+    pthread_mutex_unlock(&st->mu);
+}
+
+static void *call_worker(void *arg)
+{
+    http_stream *st = arg;
+    http_daemon *hd = st->hd;
+    mcp_call_ctx ctx = {0};
+    ctx.transport = "http";
+    if (st->sse_ok)
+        ctx.sink = (mcp_sink){stream_sink_send, st};
+    json_t *resp = mcp_handle(hd->srv, st->session, st->msg, &ctx);
+    if (!resp)
+        resp = jsonrpc_error(st->msg->id, JSONRPC_INTERNAL_ERROR, "Internal error", NULL);
+    int counted = 1;
+    if (ctx.keep_open) {
+        call_listen(st, ctx.listener);
+        counted = 0;
+    }
+    call_finish(st, resp);
+    worker_exit(hd, st, counted);
+    stream_unref(st);
+    return NULL;
+}
+
+/* Start the worker for st; -1 when at capacity, shutting down or out of
+ * threads. */
+static int worker_start(http_daemon *hd, http_stream *st)
+{
+    pthread_mutex_lock(&hd->mu);
+    if (hd->calls >= HTTP_MAX_CALLS || atomic_load(&hd->stopping)) {
+        pthread_mutex_unlock(&hd->mu);
+        return -1;
+    }
+    hd->calls++;
+    hd->workers++;
+    st->next_active = hd->active;
+    if (hd->active)
+        hd->active->prev_active = st;
+    hd->active = st;
+    pthread_mutex_unlock(&hd->mu);
+
+    stream_ref(st);
+    pthread_attr_t attr;
+    pthread_t tid;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&tid, &attr, call_worker, st);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        return 0;
+    worker_exit(hd, st, 1);
+    stream_unref(st);
+    return -1;
+}
+
+/* --- answering a request ------------------------------------------------- */
+
+static enum MHD_Result call_reply_json(struct MHD_Connection *c, http_stream *st)
+{
+    json_t *resp = st->response;
+    st->response = NULL;
+    st->mode = MODE_JSON;
+    int modern = st->modern;
+    pthread_mutex_unlock(&st->mu);
+    return reply_json(c, modern ? modern_status(resp) : MHD_HTTP_OK, resp, NULL);
+}
+
+static enum MHD_Result call_reply_sse(http_daemon *hd, struct MHD_Connection *c, http_stream *st)
+{
+    st->mode = MODE_SSE;
+    if (st->done) {
+        if (st->response)
+            stream_event_locked(st, st->response);
+        json_decref(st->response);
+        st->response = NULL;
+        st->ended = 1;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return stream_queue(hd, c, st, NULL);
+}
+
+/* Wait for the worker's first output and answer: one JSON body when the
+ * response came alone within the grace period (or SSE is not accepted),
+ * an SSE stream otherwise. Returns MHD_NO (closing the connection) when
+ * the client left while waiting. */
+static enum MHD_Result call_reply(http_daemon *hd, struct MHD_Connection *c, http_stream *st)
+{
+    double start = now_s(), last_probe = start;
+    pthread_mutex_lock(&st->mu);
+    for (;;) {
+        double now = now_s();
+        int events = st->len > 0;
+        if (st->done && !events && (st->json_ok || !st->sse_ok))
+            return call_reply_json(c, st);
+        if (st->sse_ok &&
+            (st->done || events || st->listening || now - start >= HTTP_JSON_GRACE_S))
+            return call_reply_sse(hd, c, st);
+        if (st->gone || atomic_load(&hd->aborting))
+            break;
+        if (now - last_probe >= HTTP_POLL_S) {
+            if (!peer_alive(st->fd))
+                break;
+            last_probe = now;
+        }
+        double wait = HTTP_POLL_S;
+        if (st->sse_ok && start + HTTP_JSON_GRACE_S - now < wait)
+            wait = start + HTTP_JSON_GRACE_S - now;
+        cond_wait_for(&st->cond, &st->mu, wait);
+    }
+    pthread_mutex_unlock(&st->mu);
+    stream_lost(st);
+    return MHD_NO;
+}
+
+/* Run a request on a worker and answer it. Takes ownership of msg, the
+ * session reference and the entry reference. */
+static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c,
+                                     http_request *req, jsonrpc_msg *msg, mcp_session *s,
+                                     http_session *entry, int modern)
+{
+    http_stream *st = stream_new(hd, STREAM_CALL, c);
+    if (!st) {
+        enum MHD_Result r = reply_busy(c, msg->id, "Out of memory");
+        jsonrpc_msg_free(msg);
+        mcp_session_unref(s);
+        if (entry)
+            table_release(hd, entry);
+        return r;
+    }
+    st->msg = msg;
+    st->session = s;
+    st->entry = entry;
+    st->modern = modern;
+    st->json_ok = req->json_ok;
+    st->sse_ok = req->sse_ok;
+    req->stream = st;
+    if (worker_start(hd, st) != 0)
+        return reply_busy(c, msg->id, "Server busy: too many requests in flight");
+    return call_reply(hd, c, st);
+}
+
+/* Notifications and responses: handled on the connection thread, 202. */
+static enum MHD_Result handle_accepted(http_daemon *hd, struct MHD_Connection *c,
+                                       jsonrpc_msg *msg, mcp_session *s)
+{
+    mcp_call_ctx ctx = {0};
+    ctx.transport = "http";
+    json_t *resp = mcp_handle(hd->srv, s, msg, &ctx);
+    json_decref(resp);
+    if (ctx.keep_open && ctx.listener)
+        mcp_listener_close(hd->srv, ctx.listener);
+    jsonrpc_msg_free(msg);
+    mcp_session_unref(s);
+    return reply(c, MHD_HTTP_ACCEPTED, NULL, "", 0, NULL);
+}
+
+/* --- modern era ---------------------------------------------------------- */
+
+/* The body field Mcp-Name mirrors for a method, or NULL. */
+static const char *mcp_name_field(const char *method)
+{
+    if (strcmp(method, "tools/call") == 0 || strcmp(method, "prompts/get") == 0)
+        return "name";
+    if (strcmp(method, "resources/read") == 0)
+        return "uri";
+    if (strcmp(method, "tasks/get") == 0 || strcmp(method, "tasks/update") == 0 ||
+        strcmp(method, "tasks/cancel") == 0)
+        return "taskId";
+    return NULL;
+}
+
+/* Compare a header value (plain, or the =?base64?…?= sentinel) with the
+ * body's string. */
+static int mcp_name_matches(const char *v, size_t n, const char *body, size_t body_len)
+{
+    static const char pre[] = "=?base64?", post[] = "?=";
+    size_t pn = sizeof pre - 1, qn = sizeof post - 1;
+    if (n < pn + qn || memcmp(v, pre, pn) != 0 || memcmp(v + n - qn, post, qn) != 0)
+        return n == body_len && memcmp(v, body, n) == 0;
+    const char *b64 = v + pn;
+    size_t b64_len = n - pn - qn;
+    unsigned char *bin = malloc(b64_len + 1);
+    size_t bin_len = 0;
+    const char *b64_end = NULL;
+    int ok = bin && sodium_base642bin(bin, b64_len + 1, b64, b64_len, NULL, &bin_len, &b64_end,
+                                      sodium_base64_VARIANT_ORIGINAL) == 0 &&
+             b64_end == b64 + b64_len && bin_len == body_len && memcmp(bin, body, body_len) == 0;
+    free(bin);
+    return ok;
+}
+
+/* Mcp-Name against params.name / params.uri / params.taskId. A body
+ * without the field needs no header (the server reports the params). */
+static const char *check_mcp_name(struct MHD_Connection *c, const jsonrpc_msg *msg)
+{
+    const char *field = mcp_name_field(msg->method);
+    if (!field)
+        return NULL;
+    json_t *value = msg->params ? json_object_get(msg->params, field) : NULL;
+    const char *v;
+    size_t n;
+    int present = header_view(c, "Mcp-Name", &v, &n);
+    if (!json_is_string(value))
+        return present ? "Header mismatch: Mcp-Name header present but the body has no name"
+                       : NULL;
+    if (!present)
+        return "Header mismatch: Mcp-Name header is required";
+    if (!header_chars_valid(v, n))
+        return "Header mismatch: Mcp-Name header has invalid characters";
+    if (!mcp_name_matches(v, n, json_string_value(value), json_string_length(value)))
+        return "Header mismatch: Mcp-Name header does not match the body";
+    return NULL;
+}
+
+/* MCP-Protocol-Version must mirror the _meta version; a message for
+ * -32020 or NULL. */
+static const char *check_version_header(struct MHD_Connection *c, const char *version)
+{
+    const char *v;
+    size_t n;
+    if (!header_view(c, "MCP-Protocol-Version", &v, &n))
+        return "Header mismatch: MCP-Protocol-Version header is required";
+    if (!view_equals(v, n, version))
+        return "Header mismatch: MCP-Protocol-Version header does not match "
+               "_meta[\"io.modelcontextprotocol/protocolVersion\"]";
+    return NULL;
+}
+
+/* Mcp-Method (and Mcp-Name) must mirror the body; a message for -32020
+ * or NULL. */
+static const char *check_method_headers(struct MHD_Connection *c, const jsonrpc_msg *msg)
+{
+    const char *v;
+    size_t n;
+    if (!header_view(c, "Mcp-Method", &v, &n))
+        return "Header mismatch: Mcp-Method header is required";
+    if (!view_equals(v, n, msg->method))
+        return "Header mismatch: Mcp-Method header does not match the body";
+    return check_mcp_name(c, msg);
+}
+
+/* {"supported":[…],"requested":…} for -32022, from the revisions this
+ * server says it speaks. */
+static json_t *unsupported_version_data(const char *requested)
+{
+    static const char *const known[] = {MCP_MODERN, MCP_LATEST_LEGACY, "2025-06-18",
+                                        "2025-03-26", "2024-11-05"};
+    json_t *supported = json_array();
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (mcp_version_supported(known[i]))
+            json_array_append_new(supported, json_string(known[i]));
+    return json_pack("{s:o, s:s}", "supported", supported, "requested", requested);
+}
+
+/* A modern request's _meta must carry clientCapabilities (the version is
+ * already known to be there). */
+static int modern_meta_valid(const jsonrpc_msg *msg)
+{
+    json_t *meta = msg->params ? json_object_get(msg->params, "_meta") : NULL;
+    return json_is_object(json_object_get(meta, MCP_META_CLIENT_CAPS));
+}
+
+static enum MHD_Result reply_modern_error(struct MHD_Connection *c, jsonrpc_msg *msg, int code,
+                                          const char *message, json_t *data)
+{
+    json_t *body = rpc_error(msg->id, code, message, data);
+    jsonrpc_msg_free(msg);
+    return reply_json(c, MHD_HTTP_BAD_REQUEST, body, NULL);
+}
+
+/* Stateless handling: check the envelope and headers, then run the
+ * message on a per-request session. Takes ownership of msg. */
+static enum MHD_Result post_modern(http_daemon *hd, struct MHD_Connection *c, http_request *req,
+                                   jsonrpc_msg *msg, const char *version)
+{
+    int is_request = msg->kind == JSONRPC_REQUEST;
+    const char *why = is_request ? check_version_header(c, version) : NULL;
+    if (why)
+        return reply_modern_error(c, msg, MCP_HEADER_MISMATCH, why, NULL);
+    if (!mcp_version_supported(version))
+        return reply_modern_error(c, msg, MCP_UNSUPPORTED_VERSION,
+                                  "Unsupported protocol version",
+                                  unsupported_version_data(version));
+    if (is_request && !modern_meta_valid(msg))
+        return reply_modern_error(c, msg, JSONRPC_INVALID_PARAMS,
+                                  "Invalid params: _meta[\"" MCP_META_CLIENT_CAPS
+                                  "\"] must be an object",
+                                  NULL);
+    why = is_request ? check_method_headers(c, msg) : NULL;
+    if (why)
+        return reply_modern_error(c, msg, MCP_HEADER_MISMATCH, why, NULL);
+
+    mcp_session *s = mcp_session_create(hd->srv, &req->who, "http");
+    if (!s) {
+        json_t *id = msg->id ? json_incref(msg->id) : NULL;
+        jsonrpc_msg_free(msg);
+        enum MHD_Result r = reply_busy(c, id, "Cannot create a session");
+        json_decref(id);
+        return r;
+    }
+    if (!is_request)
+        return handle_accepted(hd, c, msg, s);
+    return call_dispatch(hd, c, req, msg, s, NULL, 1);
+}
+
+/* A request without the modern _meta version that still claims the modern
+ * era (modern header, or _meta with MCP keys): the _meta is invalid. */
+static int looks_modern(struct MHD_Connection *c, const jsonrpc_msg *msg)
+{
+    const char *v;
+    size_t n;
+    if (header_view(c, "MCP-Protocol-Version", &v, &n)) {
+        size_t mn = strlen(MCP_MODERN);
+        int cmp = strncmp(v, MCP_MODERN, n < mn ? n : mn);
+        if (cmp > 0 || (cmp == 0 && n >= mn))
+            return 1;
+    }
+    json_t *meta = msg->params ? json_object_get(msg->params, "_meta") : NULL;
+    return json_is_object(meta) && (json_object_get(meta, MCP_META_PROTOCOL) ||
+                                     json_object_get(meta, MCP_META_CLIENT_CAPS));
+}
+
+/* --- legacy era ---------------------------------------------------------- */
+
+/* `initialize` without a session: create one, and keep it when the server
+ * says the handshake succeeded. */
+static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection *c,
+                                         http_request *req, jsonrpc_msg *msg)
+{
+    mcp_session *s = mcp_session_create(hd->srv, &req->who, "http");
+    if (!s) {
+        enum MHD_Result r = reply_busy(c, msg->id, "Cannot create a session");
+        jsonrpc_msg_free(msg);
+        return r;
+    }
+    mcp_call_ctx ctx = {0};
+    ctx.transport = "http";
+    json_t *resp = mcp_handle(hd->srv, s, msg, &ctx);
+    if (!resp)
+        resp = jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR, "Internal error", NULL);
+    enum MHD_Result r;
+    if (!mcp_session_initialized(s)) {
+        r = reply_json(c, MHD_HTTP_OK, resp, NULL);
+    } else {
+        http_session *e = table_add(hd, s, &req->who);
+        if (!e) {
+            json_decref(resp);
+            r = reply_busy(c, msg->id, "Too many sessions");
+        } else {
+            const char *const headers[] = {"Mcp-Session-Id", e->id, NULL};
+            r = reply_json(c, MHD_HTTP_OK, resp, headers);
+            table_release(hd, e);
+        }
+    }
+    mcp_session_unref(s);
+    jsonrpc_msg_free(msg);
+    return r;
+}
+
+/* The legacy session named by Mcp-Session-Id, checked against the caller's
+ * key. Replies itself (400/404) and returns NULL when there is none. */
+static http_session *legacy_session(http_daemon *hd, struct MHD_Connection *c,
+                                    const http_request *req, json_t *id, mcp_session **s,
+                                    enum MHD_Result *r)
+{
+    const char *sid;
+    size_t n;
+    if (!header_view(c, "Mcp-Session-Id", &sid, &n) || n == 0) {
+        *r = reply_bad_request(c, id, "Bad Request: Mcp-Session-Id header is required");
+        return NULL;
+    }
+    http_session *e = table_find(hd, sid, n, s);
+    if (e && strcmp(e->key_id, req->who.key_id) != 0) {
+        mcp_session_unref(*s);
+        table_release(hd, e);
+        e = NULL;
+    }
+    if (!e)
+        *r = reply_no_session(c, id);
+    return e;
+}
+
+/* Session-based handling. Takes ownership of msg. */
+static enum MHD_Result post_legacy(http_daemon *hd, struct MHD_Connection *c, http_request *req,
+                                   jsonrpc_msg *msg)
+{
+    char version[64];
+    const char *v;
+    size_t n;
+    if (header_view(c, "MCP-Protocol-Version", &v, &n) &&
+        (!header_copy(c, "MCP-Protocol-Version", version, sizeof version) ||
+         !mcp_version_supported(version))) {
+        enum MHD_Result r =
+            reply_bad_request(c, msg->id, "Bad Request: unsupported MCP-Protocol-Version");
+        jsonrpc_msg_free(msg);
+        return r;
+    }
+    if (msg->kind == JSONRPC_REQUEST && strcmp(msg->method, "initialize") == 0)
+        return legacy_initialize(hd, c, req, msg);
+
+    mcp_session *s = NULL;
+    enum MHD_Result r = MHD_NO;
+    http_session *e = legacy_session(hd, c, req, msg->id, &s, &r);
+    if (!e) {
+        jsonrpc_msg_free(msg);
+        return r;
+    }
+    if (msg->kind != JSONRPC_REQUEST) {
+        table_release(hd, e);
+        return handle_accepted(hd, c, msg, s);
+    }
+    return call_dispatch(hd, c, req, msg, s, e, 0);
+}
+
+/* --- POST, GET, DELETE ---------------------------------------------------- */
+
+static enum MHD_Result post_message(http_daemon *hd, struct MHD_Connection *c, http_request *req)
+{
+    json_t *error = NULL;
+    jsonrpc_msg *msg = jsonrpc_parse(req->body ? req->body : "", req->len, &error);
+    free(req->body);
+    req->body = NULL;
+    if (!msg) {
+        if (!error)
+            error = rpc_error(NULL, JSONRPC_INVALID_REQUEST, "Invalid Request", NULL);
+        return reply_json(c, MHD_HTTP_BAD_REQUEST, error, NULL);
+    }
+    const char *version = mcp_request_modern_version(msg);
+    if (version)
+        return post_modern(hd, c, req, msg, version);
+    if (msg->kind == JSONRPC_REQUEST && looks_modern(c, msg))
+        return reply_modern_error(c, msg, JSONRPC_INVALID_PARAMS,
+                                  "Invalid params: _meta[\"" MCP_META_PROTOCOL
+                                  "\"] is required",
+                                  NULL);
+    return post_legacy(hd, c, req, msg);
+}
+
+static int modern_header_present(struct MHD_Connection *c)
+{
+    const char *v;
+    size_t n;
+    if (!header_view(c, "MCP-Protocol-Version", &v, &n))
+        return 0;
+    size_t mn = strlen(MCP_MODERN);
+    int cmp = strncmp(v, MCP_MODERN, n < mn ? n : mn);
+    return cmp > 0 || (cmp == 0 && n >= mn);
+}
+
+/* GET /mcp: the legacy session's stream for messages outside requests. */
+static enum MHD_Result get_stream_open(http_daemon *hd, struct MHD_Connection *c,
+                                       http_request *req)
+{
+    if (modern_header_present(c))
+        return reply_method_not_allowed(c, "POST");
+    if (!req->sse_ok)
+        return reply_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, JSONRPC_INVALID_REQUEST,
+                           "Not Acceptable: GET needs Accept: text/event-stream", NULL);
+    mcp_session *s = NULL;
+    enum MHD_Result r = MHD_NO;
+    http_session *e = legacy_session(hd, c, req, NULL, &s, &r);
+    if (!e)
+        return r;
+    mcp_session_unref(s); /* the entry's sink is all the stream needs */
+    http_stream *st = stream_new(hd, STREAM_GET, c);
+    if (!st) {
+        table_release(hd, e);
+        return reply_busy(c, NULL, "Out of memory");
+    }
+    st->entry = e;
+    req->stream = st;
+    pthread_mutex_lock(&e->sink_mu);
+    if (e->get_stream)
+        stream_end(e->get_stream); /* one stream per session: the newest wins */
+    e->get_stream = st;
+    pthread_mutex_unlock(&e->sink_mu);
+    return stream_queue(hd, c, st, NULL);
+}
+
+/* When a GET stream's connection ends, stop routing the session to it. */
+static void get_stream_detach(http_stream *st)
+{
+    http_session *e = st->entry;
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->sink_mu);
+    if (e->get_stream == st)
+        e->get_stream = NULL;
+    pthread_mutex_unlock(&e->sink_mu);
+}
+
+static enum MHD_Result session_delete(http_daemon *hd, struct MHD_Connection *c,
+                                      http_request *req)
+{
+    if (modern_header_present(c))
+        return reply_method_not_allowed(c, "POST");
+    mcp_session *s = NULL;
+    enum MHD_Result r = MHD_NO;
+    http_session *e = legacy_session(hd, c, req, NULL, &s, &r);
+    if (!e)
+        return r;
+    mcp_session_unref(s);
+    table_remove(hd, e);
+    table_release(hd, e);
+    return reply(c, MHD_HTTP_NO_CONTENT, NULL, "", 0, NULL);
+}
+
+/* --- libmicrohttpd callbacks --------------------------------------------- */
+
+/* Resolve the caller: the configured identity without auth, else the
+ * bearer key. */
+static int authenticate(http_daemon *hd, struct MHD_Connection *c, mcp_identity *who)
+{
+    if (hd->no_auth) {
+        *who = *hd->anonymous;
+        return 0;
+    }
+    const char *v;
+    size_t n;
+    if (!header_view(c, MHD_HTTP_HEADER_AUTHORIZATION, &v, &n) || n < 7 ||
+        strncasecmp(v, "Bearer", 6) != 0 || (v[6] != ' ' && v[6] != '\t'))
+        return -1;
+    v += 7;
+    n -= 7;
+    trim(&v, &n);
+    char key[512];
+    if (n == 0 || n >= sizeof key)
+        return -1;
+    memcpy(key, v, n);
+    key[n] = '\0';
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    int rc = mcp_server_authenticate(hd->srv, key, who, &err);
+    sodium_memzero(key, sizeof key);
+    return rc == 0 ? 0 : -1;
+}
+
+static int is_well_known(const char *url)
+{
+    return strcmp(url, "/.well-known/oauth-protected-resource") == 0 ||
+           strcmp(url, "/.well-known/oauth-protected-resource/mcp") == 0;
+}
+
+static int body_too_long(const http_daemon *hd, struct MHD_Connection *c)
+{
+    const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!cl)
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long n = strtoull(cl, &end, 10);
+    return errno == ERANGE || n > hd->max_body;
+}
+
+static enum MHD_Result reply_too_large(struct MHD_Connection *c)
+{
+    return reply_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, JSONRPC_INVALID_REQUEST,
+                       "Request body too large", NULL);
+}
+
+/* /mcp after the common checks: auth, Accept, then per method. */
+static enum MHD_Result route_mcp(http_daemon *hd, struct MHD_Connection *c, const char *method,
+                                 http_request *req)
+{
+    int is_get = strcmp(method, "GET") == 0;
+    int is_post = strcmp(method, "POST") == 0;
+    int is_delete = strcmp(method, "DELETE") == 0;
+    if (!is_get && !is_post && !is_delete)
+        return reply_method_not_allowed(c, "GET, POST, DELETE");
+    if (authenticate(hd, c, &req->who) != 0)
+        return reply_unauthorized(hd, c);
+    accept_parse(header(c, MHD_HTTP_HEADER_ACCEPT), &req->json_ok, &req->sse_ok);
+    if (is_get)
+        return get_stream_open(hd, c, req);
+    if (is_delete)
+        return session_delete(hd, c, req);
+    if (!req->json_ok && !req->sse_ok)
+        return reply_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, JSONRPC_INVALID_REQUEST,
+                           "Not Acceptable: accept application/json or text/event-stream",
+                           NULL);
+    if (body_too_long(hd, c))
+        return reply_too_large(c);
+    req->responded = 0; /* wait for the body */
+    return MHD_YES;
+}
+
+/* First call of a request: headers only. */
+static enum MHD_Result on_headers(http_daemon *hd, struct MHD_Connection *c, const char *url,
+                                  const char *method, void **con_cls)
+{
+    http_request *req = calloc(1, sizeof *req);
+    if (!req)
+        return MHD_NO;
+    *con_cls = req;
+    req->responded = 1;
+    if (atomic_load(&hd->stopping)) {
+        static const char *const headers[] = {MHD_HTTP_HEADER_CONNECTION, "close", NULL};
+        return reply_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, JSONRPC_INTERNAL_ERROR,
+                           "Server is shutting down", headers);
+    }
+    const char *origin = header(c, MHD_HTTP_HEADER_ORIGIN);
+    if ((origin && !origin_allowed(hd, origin)) || !host_allowed(hd, header(c, "Host")))
+        return reply_error(c, MHD_HTTP_FORBIDDEN, NULL, JSONRPC_INVALID_REQUEST,
+                           "Forbidden: Origin or Host not allowed", NULL);
+    if (is_well_known(url))
+        return strcmp(method, "GET") == 0 ? reply_resource_metadata(hd, c)
+                                          : reply_method_not_allowed(c, "GET");
+    if (strcmp(url, "/mcp") != 0)
+        return reply_error(c, MHD_HTTP_NOT_FOUND, NULL, JSONRPC_INVALID_REQUEST, "Not Found",
+                           NULL);
+    return route_mcp(hd, c, method, req);
+}
+
+/* Collect body bytes up to max_body; beyond it, discard (and finally cut
+ * the connection of a client that keeps sending). */
+static enum MHD_Result body_append(http_daemon *hd, http_request *req, const char *data,
+                                   size_t n)
+{
+    if (req->too_big) {
+        req->discarded += n;
+        return req->discarded > hd->max_body * HTTP_DISCARD_FACTOR ? MHD_NO : MHD_YES;
+    }
+    if (n > hd->max_body - req->len) {
+        req->too_big = 1;
+        req->discarded = req->len + n;
+        free(req->body);
+        req->body = NULL;
+        req->len = req->cap = 0;
+        return MHD_YES;
+    }
+    if (req->len + n > req->cap) {
+        size_t cap = req->cap ? req->cap : 8192;
+        while (cap < req->len + n)
+            cap *= 2;
+        char *grown = realloc(req->body, cap);
+        if (!grown)
+            return MHD_NO;
+        req->body = grown;
+        req->cap = cap;
+    }
+    memcpy(req->body + req->len, data, n);
+    req->len += n;
+    return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **con_cls)
+{
+    http_daemon *hd = cls;
+    http_request *req = *con_cls;
+    (void)version;
+    if (!req)
+        return on_headers(hd, c, url, method, con_cls);
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        return req->responded ? MHD_YES : body_append(hd, req, upload_data, n);
+    }
+    if (req->responded)
+        return MHD_YES;
+    req->responded = 1;
+    if (req->too_big)
+        return reply_too_large(c);
+    return post_message(hd, c, req);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    http_request *req = *con_cls;
+    (void)cls;
+    (void)c;
+    if (!req)
+        return;
+    *con_cls = NULL;
+    http_stream *st = req->stream;
+    if (st) {
+        if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+            stream_lost(st);
+        if (st->kind == STREAM_GET)
+            get_stream_detach(st);
+        stream_unref(st);
+    }
+    free(req->body);
+    free(req);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    fputs("dbmcp http: ", stderr);
+    vfprintf(stderr, fmt, ap);
+}
+
+/* --- signals ------------------------------------------------------------- */
+
+static int http_signal_fd = -1; /* write end of the self-pipe */
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    unsigned char b = (unsigned char)sig;
+    if (http_signal_fd >= 0)
+        (void)!write(http_signal_fd, &b, 1);
+    errno = saved;
+}
+
+typedef struct signal_state {
+    int pipe[2];
+    struct sigaction old_term, old_int, old_pipe;
+} signal_state;
+
+static int signals_install(signal_state *ss, dbmcp_error *err)
+{
+    if (pipe2(ss->pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+        return dbmcp_error_set(err, DBMCP_EIO, "http: pipe: %s", strerror(errno));
+    http_signal_fd = ss->pipe[1];
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, &ss->old_term);
+    sigaction(SIGINT, &sa, &ss->old_int);
+    struct sigaction ign = {0};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &ss->old_pipe);
+    return 0;
+}
+
+static void signals_restore(signal_state *ss)
+{
+    sigaction(SIGTERM, &ss->old_term, NULL);
+    sigaction(SIGINT, &ss->old_int, NULL);
+    sigaction(SIGPIPE, &ss->old_pipe, NULL);
+    http_signal_fd = -1;
+    close(ss->pipe[0]);
+    close(ss->pipe[1]);
+}
+
+/* Block until SIGTERM/SIGINT, expiring idle sessions meanwhile. */
+static void wait_for_signal(http_daemon *hd, int fd)
+{
+    double next_sweep = now_s() + HTTP_SWEEP_S;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int rc = poll(&p, 1, (int)(HTTP_POLL_S * 1000));
+        unsigned char sig;
+        if (rc > 0 && read(fd, &sig, 1) == 1) {
+            fprintf(stderr, "dbmcp http: signal %d, shutting down\n", sig);
+            return;
+        }
+        if (rc < 0 && errno != EINTR) {
+            fprintf(stderr, "dbmcp http: poll: %s, shutting down\n", strerror(errno));
+            return;
+        }
+        if (now_s() >= next_sweep) {
+            table_expire(hd);
+            next_sweep = now_s() + HTTP_SWEEP_S;
+        }
+    }
+}
+
+/* --- the daemon ---------------------------------------------------------- */
+
+static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config *cfg,
+                            dbmcp_error *err)
+{
+    hd->srv = srv;
+    hd->no_auth = cfg->no_auth;
+    hd->anonymous = cfg->anonymous;
+    hd->allowed_origins = cfg->allowed_origins;
+    hd->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
+    hd->timeout_s =
+        (unsigned)(cfg->request_timeout_s > 0 ? cfg->request_timeout_s : HTTP_DEFAULT_TIMEOUT_S);
+    hd->session_idle_s = cfg->session_idle_s > 0 ? cfg->session_idle_s : HTTP_DEFAULT_SESSION_IDLE_S;
+    int rc = bind_resolve(hd, cfg->bind, err);
+    if (rc != 0)
+        return rc;
+    if (hd->no_auth && !hd->loopback)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "http: --no-auth is only allowed on a loopback address, not %s",
+                               cfg->bind);
+    if (hd->no_auth && !hd->anonymous)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "http: --no-auth needs an anonymous identity");
+    return 0;
+}
+
+static int daemon_start(http_daemon *hd, dbmcp_error *err)
+{
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+                     MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    if (hd->ipv6)
+        flags |= MHD_USE_IPv6;
+    hd->mhd = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, hd, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&hd->addr,
+        MHD_OPTION_CONNECTION_TIMEOUT, hd->timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_NOTIFY_COMPLETED, on_completed, hd,
+        MHD_OPTION_THREAD_STACK_SIZE, HTTP_THREAD_STACK, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
+        NULL, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
+    if (!hd->mhd)
+        return dbmcp_error_set(err, DBMCP_EIO, "http: cannot listen on %s (in use?)",
+                               hd->bind_host);
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(hd->mhd, MHD_DAEMON_INFO_BIND_PORT);
+    unsigned port = info ? info->port : 0;
+    snprintf(hd->authority, sizeof hd->authority, "%s:%u", hd->bind_host, port);
+    return 0;
+}
+
+/* Cancel every request still running (shutdown took too long). */
+static void cancel_active(http_daemon *hd)
+{
+    pthread_mutex_lock(&hd->mu);
+    size_t n = 0;
+    for (http_stream *st = hd->active; st; st = st->next_active)
+        n++;
+    mcp_session **sessions = calloc(n ? n : 1, sizeof *sessions);
+    size_t k = 0;
+    for (http_stream *st = hd->active; sessions && st; st = st->next_active)
+        sessions[k++] = mcp_session_ref(st->session);
+    pthread_mutex_unlock(&hd->mu);
+    for (size_t i = 0; i < k; i++) {
+        mcp_session_cancel_all(sessions[i]);
+        mcp_session_unref(sessions[i]);
+    }
+    free(sessions);
+}
+
+/* Let running requests finish; after HTTP_DRAIN_S cancel them and wait
+ * for their threads (they use the server, which the caller frees next). */
+static void drain_workers(http_daemon *hd)
+{
+    double deadline = now_s() + HTTP_DRAIN_S;
+    pthread_mutex_lock(&hd->mu);
+    while (hd->workers > 0 && now_s() < deadline)
+        cond_wait_for(&hd->cond, &hd->mu, 0.2);
+    int left = hd->workers;
+    pthread_mutex_unlock(&hd->mu);
+    if (left == 0)
+        return;
+    fprintf(stderr, "dbmcp http: %d request(s) still running, cancelling\n", left);
+    atomic_store(&hd->aborting, 1);
+    cancel_active(hd);
+    pthread_mutex_lock(&hd->mu);
+    while (hd->workers > 0) {
+        cond_wait_for(&hd->cond, &hd->mu, 5.0);
+        if (hd->workers > 0)
+            fprintf(stderr, "dbmcp http: waiting for %d cancelled request(s)\n", hd->workers);
+    }
+    pthread_mutex_unlock(&hd->mu);
+}
+
+/* Give open streams a moment to deliver their last bytes. */
+static void drain_streams(http_daemon *hd)
+{
+    double deadline = now_s() + HTTP_STREAM_DRAIN_S;
+    pthread_mutex_lock(&hd->mu);
+    while (hd->streams > 0 && now_s() < deadline)
+        cond_wait_for(&hd->cond, &hd->mu, 0.1);
+    pthread_mutex_unlock(&hd->mu);
+}
+
+static void daemon_shutdown(http_daemon *hd)
+{
+    atomic_store(&hd->stopping, 1);
+    MHD_socket listen_fd = MHD_quiesce_daemon(hd->mhd);
+    drain_workers(hd);
+    drain_streams(hd);
+    MHD_stop_daemon(hd->mhd);
+    hd->mhd = NULL;
+    if (listen_fd != MHD_INVALID_SOCKET)
+        close(listen_fd);
+    table_clear(hd);
+    mcp_server_flush_audit(hd->srv);
+}
+
+static http_daemon *daemon_new(void)
+{
+    http_daemon *hd = calloc(1, sizeof *hd);
+    if (!hd)
+        return NULL;
+    atomic_init(&hd->stopping, 0);
+    atomic_init(&hd->aborting, 0);
+    pthread_mutex_init(&hd->mu, NULL);
+    cond_init_monotonic(&hd->cond);
+    pthread_mutex_init(&hd->table_mu, NULL);
+    return hd;
+}
+
+static void daemon_free(http_daemon *hd)
+{
+    pthread_mutex_destroy(&hd->table_mu);
+    pthread_cond_destroy(&hd->cond);
+    pthread_mutex_destroy(&hd->mu);
+    free(hd);
+}
+
+int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err)
+{
+    dbmcp_error_clear(err);
+    if (!srv || !cfg)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "http: no server or configuration");
+    if (sodium_init() < 0)
+        return dbmcp_error_set(err, DBMCP_EINTERNAL, "http: libsodium failed to initialise");
+    http_daemon *hd = daemon_new();
+    if (!hd)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "http: out of memory");
+    int rc = daemon_configure(hd, srv, cfg, err);
+    signal_state ss;
+    if (rc == 0)
+        rc = signals_install(&ss, err);
+    if (rc != 0) {
+        daemon_free(hd);
+        return rc;
+    }
+    rc = daemon_start(hd, err);
+    if (rc == 0) {
+        fprintf(stderr, "listening on http://%s/mcp\n", hd->authority);
+        wait_for_signal(hd, ss.pipe[0]);
+        daemon_shutdown(hd);
+    }
+    signals_restore(&ss);
+    daemon_free(hd);
+    return rc;
+}

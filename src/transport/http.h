@@ -1,0 +1,100 @@
+/*
+ * http.h — the Streamable HTTP transport: one MCP endpoint, `/mcp`, served
+ * with libmicrohttpd, speaking both protocol eras (see mcp/server.h).
+ *
+ * The transport owns everything that is HTTP: binding, Host/Origin checks
+ * against DNS rebinding, bearer API keys, the legacy session table
+ * (Mcp-Session-Id), the modern request headers, SSE framing, keep-alives,
+ * cancellation on disconnect and graceful shutdown. Everything that is MCP
+ * goes through mcp_handle; the transport never interprets a method's
+ * params beyond the header mirroring the spec requires.
+ *
+ * Requests
+ * --------
+ * Every POST carries one JSON-RPC message (batches are refused by
+ * jsonrpc_parse). Its era decides the rest:
+ *   legacy (no params._meta protocol version): `initialize` creates a
+ *     session whose id comes back in `Mcp-Session-Id`; every later message
+ *     must carry that header. Sessions are bound to the API key that
+ *     created them and expire after `session_idle_s` without use.
+ *   modern (params._meta["io.modelcontextprotocol/protocolVersion"]):
+ *     stateless; each request gets a per-request session. The headers
+ *     `MCP-Protocol-Version`, `Mcp-Method` and (tools/call, prompts/get:
+ *     params.name; resources/read: params.uri; tasks/get|update|cancel:
+ *     params.taskId) `Mcp-Name` must mirror the body; `Mcp-Name` may use
+ *     the `=?base64?…?=` sentinel. Mcp-Session-Id is ignored.
+ * A request runs on a worker thread. When its answer is ready within a
+ * short grace period and nothing else was sent, the reply is one
+ * application/json body (so modern errors get their HTTP status).
+ * Otherwise, if the client accepts text/event-stream, the reply is an SSE
+ * stream: `event: message` / `data: <json>` events for notifications,
+ * progress and (legacy) server→client requests, then the response, then
+ * the stream ends. A client that accepts only JSON gets JSON and loses
+ * request-scoped notifications. A request that opens a listen stream
+ * (ctx.keep_open) keeps its SSE stream until the client leaves or the
+ * server stops. Closing a modern response stream cancels the request.
+ *
+ * Status codes (error bodies are JSON-RPC error objects; `id` is the
+ * request's when known, absent otherwise)
+ * ------------------------------------------------------------------------
+ *  200  JSON response, SSE stream, RFC 9728 metadata
+ *  202  notification or response accepted (empty body)
+ *  204  DELETE ended the session
+ *  400  unparsable JSON / invalid envelope (-32700, -32600); legacy message
+ *       without Mcp-Session-Id, unsupported MCP-Protocol-Version (-32600);
+ *       modern header missing or not matching the body (-32020); modern
+ *       version not supported (-32022, data {supported, requested});
+ *       modern-looking request without valid _meta (-32602); modern
+ *       errors -32020/-32021/-32022 returned by the server
+ *  401  no or bad bearer key; `WWW-Authenticate: Bearer
+ *       resource_metadata="http://HOST:PORT/.well-known/oauth-protected-resource"`
+ *  403  Origin not loopback or listed; Host not loopback on a loopback bind
+ *  404  unknown path; unknown or expired session, or a session created
+ *       with another key; modern method not found (-32601)
+ *  405  method other than GET/POST/DELETE on /mcp (Allow header); GET or
+ *       DELETE with a modern MCP-Protocol-Version
+ *  406  Accept allows neither application/json nor text/event-stream
+ *       (GET: not text/event-stream); a missing Accept allows both
+ *  413  body larger than max_body
+ *  503  too many requests in flight, too many sessions, shutting down
+ *
+ * Other endpoints: GET /.well-known/oauth-protected-resource[/mcp] returns
+ * {"resource":"http://HOST:PORT/mcp","bearer_methods_supported":["header"],
+ * "resource_name":"dbmcp"} (HOST:PORT from a valid Host header, else the
+ * bind address). GET /mcp with a legacy session id opens the session's
+ * SSE stream (list_changed, resources/updated, requests outside a POST);
+ * a newer GET replaces an older one; `: keepalive` comments every 15 s.
+ *
+ * Threading: libmicrohttpd runs one thread per connection; requests run
+ * on worker threads (capped); the calling thread waits for SIGTERM/SIGINT.
+ * Only one http_serve may run per process (the signal handler is global).
+ */
+#ifndef DBMCP_TRANSPORT_HTTP_H
+#define DBMCP_TRANSPORT_HTTP_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "mcp/server.h"
+
+typedef struct http_config {
+    const char *bind;              /* "HOST:PORT"; HOST 127.0.0.1 by default; IPv6 "[::1]:PORT";
+                                      PORT 0 picks a free port */
+    int no_auth;                   /* accepted only with a loopback bind (http_serve refuses otherwise) */
+    const mcp_identity *anonymous; /* identity used with no_auth (required then) */
+    const char **allowed_origins;  /* NULL-terminated extra allowed Origin values (exact, case-
+                                      insensitive); NULL = only loopback origins */
+    size_t max_body;               /* bytes; 0 = 4 MiB; larger bodies → 413 */
+    int request_timeout_s;         /* idle connection timeout; 0 = 30 (not applied to open SSE) */
+    int session_idle_s;            /* legacy sessions expire after this idle time; 0 = 3600 */
+} http_config;
+
+/* Serve until SIGTERM or SIGINT. Prints "listening on http://HOST:PORT/mcp"
+ * to stderr once bound. On a signal: stop accepting, let in-flight requests
+ * finish (10 s, then cancel them), end SSE streams, stop the daemon, drop
+ * the sessions and call mcp_server_flush_audit. Returns 0, or DBMCP_EINVAL
+ * (bad bind, no_auth on a non-loopback bind, no anonymous identity) or
+ * DBMCP_EIO (cannot bind) with err filled. */
+int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err);
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * stdio.h — the stdio transport: one JSON-RPC message per line on stdin,
+ * responses and notifications one per line on stdout, logs on stderr.
+ * Each request runs on its own worker thread (at most 16 at once), so a
+ * slow tool never blocks cancellation, pings or the responses a tool is
+ * waiting for (legacy sampling/elicitation). Exits on EOF after in-flight
+ * requests finished.
+ */
+#ifndef DBMCP_TRANSPORT_STDIO_H
+#define DBMCP_TRANSPORT_STDIO_H
+
+#include <stdio.h>
+
+#include "mcp/server.h"
+
+/* Serve `id` on in/out until EOF. Returns 0 (EOF) or an error code. */
+int stdio_serve(mcp_server *srv, const mcp_identity *id, FILE *in, FILE *out, dbmcp_error *err);
+
+#endif

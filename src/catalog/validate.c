@@ -138,6 +138,27 @@ static int check_declared(const char *name, size_t len, void *ctx)
                            c->prompt, (int)len, name);
 }
 
+/* Check placeholders in every string inside a message's content (text,
+ * resource URIs, …). */
+static int check_strings(const json_t *v, declared_check *c, dbmcp_error *err, int depth)
+{
+    if (depth > 16)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "prompt message nested too deeply");
+    if (json_is_string(v))
+        return each_placeholder(json_string_value(v), check_declared, c, err);
+    int rc = 0;
+    if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)v, k, x) if (!rc) rc = check_strings(x, c, err, depth + 1);
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) if (!rc) rc = check_strings(x, c, err, depth + 1);
+    }
+    return rc;
+}
+
 static int validate_prompt_arguments(const reg_prompt *p, dbmcp_error *err)
 {
     if (!json_is_array(p->arguments))
@@ -192,9 +213,8 @@ int catalog_validate_prompt(const reg_prompt *p, dbmcp_error *err)
             return dbmcp_error_set(err, DBMCP_EINVAL,
                                    "prompt '%s': message %zu: content must be an object with a type",
                                    p->name, i);
-        const char *text = json_string_value(json_object_get(content, "text"));
         declared_check c = {p->arguments, p->name, err};
-        if (text && (rc = each_placeholder(text, check_declared, &c, err)))
+        if ((rc = check_strings(content, &c, err, 0)))
             return rc;
     }
     return 0;
@@ -317,6 +337,34 @@ static char *render_text(const char *text, const json_t *args)
     return out;
 }
 
+/* Substitute placeholders in every string of v, in place. */
+static int render_strings(json_t *v, const json_t *args, int depth)
+{
+    if (depth > 16)
+        return 0;
+    if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x)
+        {
+            if (json_is_string(x)) {
+                char *r = render_text(json_string_value(x), args);
+                if (!r)
+                    return -1;
+                json_object_set_new(v, k, json_string(r));
+                free(r);
+            } else if (render_strings(x, args, depth + 1) != 0) {
+                return -1;
+            }
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        json_array_foreach(v, i, x) if (render_strings(x, args, depth + 1) != 0) return -1;
+    }
+    return 0;
+}
+
 static int check_render_args(const reg_prompt *p, const json_t *args, dbmcp_error *err)
 {
     size_t i;
@@ -354,22 +402,10 @@ int catalog_prompt_render(const reg_prompt *p, const json_t *args, json_t **out,
         return rc;
     }
     json_t *messages = json_deep_copy(p->messages);
-    size_t i;
-    json_t *m;
-    json_array_foreach(messages, i, m)
-    {
-        json_t *content = json_object_get(m, "content");
-        const char *text = json_string_value(json_object_get(content, "text"));
-        if (!text)
-            continue;
-        char *rendered = render_text(text, args);
-        if (!rendered) {
-            json_decref(messages);
-            json_decref(empty);
-            return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-        }
-        json_object_set_new(content, "text", json_string(rendered));
-        free(rendered);
+    if (render_strings(messages, args, 0) != 0) {
+        json_decref(messages);
+        json_decref(empty);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
     json_decref(empty);
     *out = messages;

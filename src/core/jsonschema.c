@@ -166,15 +166,18 @@ static int json_nests_deeper_than(const json_t *v, int limit)
     if (limit <= 0)
         return 1;
     if (json_is_array(v)) {
-        size_t i;
-        const json_t *item;
-        json_array_foreach(v, i, item) if (json_nests_deeper_than(item, limit - 1)) return 1;
+        for (size_t i = 0; i < json_array_size(v); i++)
+            if (json_nests_deeper_than(json_array_get(v, i), limit - 1))
+                return 1;
         return 0;
     }
     const char *key;
     json_t *member;
-    json_object_foreach((json_t *)v, key,
-                        member) if (json_nests_deeper_than(member, limit - 1)) return 1;
+    json_object_foreach((json_t *)v, key, member)
+    {
+        if (json_nests_deeper_than(member, limit - 1))
+            return 1;
+    }
     return 0;
 }
 
@@ -409,11 +412,11 @@ static int type_accepts(const json_t *type, const json_t *instance)
         return type_name_accepts(json_string_value(type), instance);
     if (!json_is_array(type))
         return 1;
-    size_t i;
-    const json_t *name;
-    json_array_foreach(type, i,
-                       name) if (json_is_string(name) &&
-                                 type_name_accepts(json_string_value(name), instance)) return 1;
+    for (size_t i = 0; i < json_array_size(type); i++) {
+        const char *name = json_string_value(json_array_get(type, i));
+        if (name && type_name_accepts(name, instance))
+            return 1;
+    }
     return 0;
 }
 
@@ -426,10 +429,11 @@ static int schema_describes_object(const json_t *schema)
     const json_t *type = json_object_get(schema, "type");
     if (json_is_string(type))
         return strcmp(json_string_value(type), "object") == 0;
-    size_t i;
-    const json_t *name;
-    json_array_foreach(type, i, name) if (json_is_string(name) &&
-                                          strcmp(json_string_value(name), "object") == 0) return 1;
+    for (size_t i = 0; i < json_array_size(type); i++) {
+        const char *name = json_string_value(json_array_get(type, i));
+        if (name && strcmp(name, "object") == 0)
+            return 1;
+    }
     return 0;
 }
 
@@ -480,8 +484,11 @@ static int declared_note(declared_names *d, const json_t *schema)
         d->describes_object = 1;
     const char *key;
     json_t *ignored;
-    json_object_foreach((json_t *)json_object_get(schema, "properties"), key,
-                        ignored) if (json_object_set(d->names, key, json_true()) != 0) return -1;
+    json_object_foreach((json_t *)json_object_get(schema, "properties"), key, ignored)
+    {
+        if (json_object_set(d->names, key, json_true()) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -500,8 +507,11 @@ static const char *declared_first_unknown(const declared_names *d, const json_t 
         return NULL;
     const char *key;
     json_t *ignored;
-    json_object_foreach((json_t *)instance, key,
-                        ignored) if (!json_object_get(d->names, key)) return key;
+    json_object_foreach((json_t *)instance, key, ignored)
+    {
+        if (!json_object_get(d->names, key))
+            return key;
+    }
     return NULL;
 }
 
@@ -612,9 +622,9 @@ static int validate_enum(validate_ctx *v, const json_t *schema, const json_t *in
     const json_t *values = json_object_get(schema, "enum");
     if (!json_is_array(values))
         return 0;
-    size_t i;
-    const json_t *candidate;
-    json_array_foreach(values, i, candidate) if (value_equal(candidate, instance)) return 0;
+    for (size_t i = 0; i < json_array_size(values); i++)
+        if (value_equal(json_array_get(values, i), instance))
+            return 0;
     return validate_fail(v, "must be one of %s, got %s",
                          value_render(values, RENDER_LITERAL_MAX).text,
                          value_describe(instance).text);
@@ -761,10 +771,8 @@ static int validate_items(validate_ctx *v, const json_t *schema, const json_t *i
     const json_t *items = json_object_get(schema, "items");
     if (!items)
         return 0;
-    size_t i;
-    const json_t *item;
-    json_array_foreach(instance, i, item)
-    {
+    for (size_t i = 0; i < json_array_size(instance); i++) {
+        const json_t *item = json_array_get(instance, i);
         size_t mark = location_push(v, "[%zu]", i);
         int rc = validate_location(v, items, item);
         location_pop(v, mark);
@@ -848,10 +856,8 @@ static int validate_additional(validate_ctx *v, const json_t *schema, const json
 static int validate_required(validate_ctx *v, const json_t *schema, const json_t *instance)
 {
     const json_t *required = json_object_get(schema, "required");
-    size_t i;
-    const json_t *name;
-    json_array_foreach(required, i, name)
-    {
+    for (size_t i = 0; i < json_array_size(required); i++) {
+        const json_t *name = json_array_get(required, i);
         const char *key = json_string_value(name);
         if (!key || json_object_get(instance, key))
             continue;
@@ -902,10 +908,8 @@ static int validate_object(validate_ctx *v, const json_t *schema, const json_t *
 static int validate_all_of(validate_ctx *v, const json_t *schema, const json_t *instance)
 {
     const json_t *branches = json_object_get(schema, "allOf");
-    size_t i;
-    const json_t *branch;
-    json_array_foreach(branches, i, branch)
-    {
+    for (size_t i = 0; i < json_array_size(branches); i++) {
+        const json_t *branch = json_array_get(branches, i);
         int rc = validate_node(v, branch, instance);
         if (rc)
             return rc;
@@ -967,10 +971,8 @@ static int branches_try(validate_ctx *v, const json_t *branches, const json_t *i
     dbmcp_error *scratch = malloc(sizeof *scratch);
     if (!scratch)
         return validate_abort(v, DBMCP_ENOMEM, "out of memory");
-    size_t i;
-    const json_t *branch;
-    json_array_foreach(branches, i, branch)
-    {
+    for (size_t i = 0; i < json_array_size(branches); i++) {
+        const json_t *branch = json_array_get(branches, i);
         int rc = branch_try(v, branch, instance, scratch);
         if (v->aborted) {
             free(scratch);
@@ -1109,10 +1111,10 @@ static int declared_collect(validate_ctx *v, const json_t *schema, declared_name
     if (ref && declared_collect(v, ref_resolve(v->root, ref), d, depth + 1) != 0)
         return -1;
     for (size_t a = 0; a < sizeof applicators / sizeof *applicators; a++) {
-        size_t i;
-        const json_t *branch;
-        json_array_foreach(json_object_get(schema, applicators[a]), i,
-                           branch) if (declared_collect(v, branch, d, depth + 1) != 0) return -1;
+        const json_t *branches = json_object_get(schema, applicators[a]);
+        for (size_t i = 0; i < json_array_size(branches); i++)
+            if (declared_collect(v, json_array_get(branches, i), d, depth + 1) != 0)
+                return -1;
     }
     return 0;
 }
@@ -1188,6 +1190,7 @@ int jsonschema_validate_strict(const json_t *schema, const json_t *instance, dbm
 
 typedef struct check_ctx {
     const json_t *root; /* the schema being checked, for resolving $ref */
+    int check_defaults; /* second pass: the structure is sound, validate defaults */
     char pointer[512];  /* JSON pointer of the keyword under check */
     size_t pointer_len; /* bytes of pointer in use */
     dbmcp_error *err;   /* receives the first problem; may be NULL */
@@ -1276,10 +1279,8 @@ static int check_schema_list(check_ctx *c, const json_t *value, int depth)
 {
     if (json_array_size(value) == 0)
         return check_fail(c, "must be a non-empty array of schemas");
-    size_t i;
-    const json_t *subschema;
-    json_array_foreach(value, i, subschema)
-    {
+    for (size_t i = 0; i < json_array_size(value); i++) {
+        const json_t *subschema = json_array_get(value, i);
         size_t mark = pointer_push_index(c, i);
         int rc = check_subschema(c, subschema, depth);
         pointer_pop(c, mark);
@@ -1300,10 +1301,9 @@ static int check_defs(check_ctx *c, const json_t *value, int depth)
 static int check_array_elements(check_ctx *c, const json_t *array,
                                 int (*element_ok)(const json_t *), const char *element_rule)
 {
-    size_t i, earlier;
-    const json_t *element;
-    json_array_foreach(array, i, element)
-    {
+    size_t earlier;
+    for (size_t i = 0; i < json_array_size(array); i++) {
+        const json_t *element = json_array_get(array, i);
         size_t mark = pointer_push_index(c, i);
         int rc = 0;
         if (!element_ok(element))
@@ -1659,10 +1659,9 @@ static int check_required_declared(check_ctx *c, const json_t *schema)
     if (!json_is_false(json_object_get(schema, "additionalProperties")))
         return 0;
     const json_t *properties = json_object_get(schema, "properties");
-    size_t i;
-    const json_t *name;
-    json_array_foreach(json_object_get(schema, "required"), i, name)
-    {
+    const json_t *required = json_object_get(schema, "required");
+    for (size_t i = 0; i < json_array_size(required); i++) {
+        const json_t *name = json_array_get(required, i);
         if (json_object_get(properties, json_string_value(name)))
             continue;
         size_t mark = pointer_push(c, "required");
@@ -1714,7 +1713,7 @@ static int check_schema_object(check_ctx *c, const json_t *schema, int depth)
     int rc = check_bounds_ordered(c, schema);
     if (rc == 0)
         rc = check_required_declared(c, schema);
-    if (rc == 0)
+    if (rc == 0 && c->check_defaults)
         rc = check_default_satisfies(c, schema);
     return rc;
 }
@@ -1727,6 +1726,12 @@ int jsonschema_check(const json_t *schema, int require_object_root, dbmcp_error 
     const char *type = json_string_value(json_object_get(schema, "type"));
     if (require_object_root && (!type || strcmp(type, "object") != 0))
         return check_fail(&c, "must have \"type\": \"object\" (tool arguments are an object)");
+    int rc = check_schema_object(&c, schema, 0);
+    if (rc != 0)
+        return rc;
+    /* Defaults are validated only once every $ref they may reach is known to
+     * resolve and every pattern to compile. */
+    c.check_defaults = 1;
     return check_schema_object(&c, schema, 0);
 }
 
@@ -1774,11 +1779,10 @@ static void defaults_apply_properties(defaults_ctx *d, const json_t *schema, jso
 static void defaults_apply_items(defaults_ctx *d, const json_t *schema, json_t *instance, int depth)
 {
     const json_t *items = json_object_get(schema, "items");
-    size_t i;
-    json_t *item;
     if (!json_is_array(instance) || !items)
         return;
-    json_array_foreach(instance, i, item) defaults_apply(d, items, item, depth + 1);
+    for (size_t i = 0; i < json_array_size(instance); i++)
+        defaults_apply(d, items, json_array_get(instance, i), depth + 1);
 }
 
 static void defaults_apply(defaults_ctx *d, const json_t *schema, json_t *instance, int depth)
@@ -1790,10 +1794,9 @@ static void defaults_apply(defaults_ctx *d, const json_t *schema, json_t *instan
     const char *ref = json_string_value(json_object_get(schema, "$ref"));
     if (ref)
         defaults_apply(d, ref_resolve(d->root, ref), instance, depth + 1);
-    size_t i;
-    const json_t *branch;
-    json_array_foreach(json_object_get(schema, "allOf"), i, branch)
-        defaults_apply(d, branch, instance, depth + 1);
+    const json_t *branches = json_object_get(schema, "allOf");
+    for (size_t i = 0; i < json_array_size(branches); i++)
+        defaults_apply(d, json_array_get(branches, i), instance, depth + 1);
 }
 
 void jsonschema_apply_defaults(const json_t *schema, json_t *instance)

@@ -362,6 +362,44 @@ static json_t *m_subscribe(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
 
 /* --- prompts ------------------------------------------------------------------ */
 
+/* Stateless clients that can elicit are asked for missing required
+ * arguments declared with "elicit": true, instead of getting an error.
+ * Returns an input_required result, or NULL when nothing is missing (args
+ * then holds the answers given in params.inputResponses). */
+static json_t *elicit_missing_arguments(mcp_session *s, const reg_prompt *p, const jsonrpc_msg *msg,
+                                        json_t *args)
+{
+    if (!json_object_get(s->client_caps, "elicitation"))
+        return NULL;
+    json_t *responses = json_object_get(msg->params, "inputResponses");
+    json_t *requests = NULL;
+    size_t i;
+    json_t *a;
+    json_array_foreach(p->arguments, i, a)
+    {
+        const char *name = json_get_str(a, "name");
+        if (!name || !json_is_true(json_object_get(a, "elicit")) || json_object_get(args, name))
+            continue;
+        json_t *answer = json_object_get(responses, name);
+        const char *value = json_get_str(json_object_get(answer, "content"), name);
+        if (value && strcmp(json_get_str(answer, "action") ?: "", "accept") == 0) {
+            json_object_set_new(args, name, json_string(value));
+            continue;
+        }
+        const char *question = json_get_str(a, "description");
+        if (!requests)
+            requests = json_object();
+        json_object_set_new(
+            requests, name,
+            json_pack("{s:s, s:{s:s, s:{s:s, s:{s:{s:s}}, s:[s]}}}", "method", "elicitation/create",
+                      "params", "message", question ? question : name, "requestedSchema", "type",
+                      "object", "properties", name, "type", "string", "required", name));
+    }
+    if (!requests)
+        return NULL;
+    return json_pack("{s:s, s:o}", "resultType", "input_required", "inputRequests", requests);
+}
+
 static json_t *m_prompts_get(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg,
                              mcp_call_ctx *ctx, const catalog_snapshot *snap, rpc_fail *f)
 {
@@ -370,19 +408,24 @@ static json_t *m_prompts_get(mcp_server *srv, mcp_session *s, const jsonrpc_msg 
     char call_id[37];
     ids_uuid(call_id);
     const reg_prompt *p = catalog_find_prompt(snap, name);
-    json_t *args = json_object_get(msg->params, "arguments");
+    json_t *args_in = json_object_get(msg->params, "arguments");
+    json_t *args = json_is_object(args_in) ? json_deep_copy(args_in) : json_object();
     json_t *messages = NULL;
+    json_t *ask = NULL;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int rc;
+    int rc = 0;
     if (!p)
         rc = dbmcp_error_set(&err, DBMCP_ENOTFOUND, "Unknown prompt: %s", name ? name : "(none)");
-    else if (args && !json_is_object(args))
+    else if (args_in && !json_is_object(args_in))
         rc = dbmcp_error_set(&err, DBMCP_EINVAL, "arguments must be an object");
-    else
+    else if (!(ctx->stateless || is_modern(msg)) || !(ask = elicit_missing_arguments(s, p, msg, args)))
         rc = catalog_prompt_render(p, args, &messages, &err);
+    json_decref(args);
     json_t *result = NULL;
-    if (rc) {
+    if (ask) {
+        result = ask;
+    } else if (rc) {
         fail(f, JSONRPC_INVALID_PARAMS, "%s", err.public_message);
     } else {
         result = json_pack("{s:o}", "messages", messages);

@@ -836,12 +836,18 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
     return n;
 }
 
-/* Queue the SSE response reading from st. Open streams are exempt from the
- * idle timeout; the reader restores it when the stream ends. */
+/* Queue the SSE response reading from st. libmicrohttpd sends the headers
+ * only with the first body bytes, so an empty stream starts with a comment.
+ * Open streams are exempt from the idle timeout; the reader restores it
+ * when the stream ends. */
 static enum MHD_Result stream_queue(http_daemon *hd, struct MHD_Connection *c, http_stream *st,
                                     const char *const *headers)
 {
     (void)hd;
+    pthread_mutex_lock(&st->mu);
+    if (st->len == st->off)
+        stream_write_locked(st, ":\n\n", 3);
+    pthread_mutex_unlock(&st->mu);
     struct MHD_Response *r = MHD_create_response_from_callback(
         MHD_SIZE_UNKNOWN, HTTP_SSE_BLOCK, stream_reader, st, stream_response_free);
     if (!r)
@@ -1384,8 +1390,8 @@ static int looks_modern(struct MHD_Connection *c, const jsonrpc_msg *msg)
 
 /* --- legacy era ---------------------------------------------------------- */
 
-/* `initialize` without a session: create one, and keep it when the server
- * says the handshake succeeded. */
+/* `initialize` without a session: create one, and keep it when the
+ * handshake succeeded (a result, and a negotiated protocol version). */
 static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection *c,
                                          http_request *req, jsonrpc_msg *msg)
 {
@@ -1401,7 +1407,7 @@ static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection 
     if (!resp)
         resp = jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR, "Internal error", NULL);
     enum MHD_Result r;
-    if (!mcp_session_initialized(s)) {
+    if (!json_object_get(resp, "result") || !mcp_session_protocol(s)[0]) {
         r = reply_json(c, MHD_HTTP_OK, resp, NULL);
     } else {
         http_session *e = table_add(hd, s, &req->who);
@@ -1856,11 +1862,11 @@ static int daemon_start(http_daemon *hd, dbmcp_error *err)
     if (hd->ipv6)
         flags |= MHD_USE_IPv6;
     hd->mhd = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, hd, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&hd->addr,
-        MHD_OPTION_CONNECTION_TIMEOUT, hd->timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_NOTIFY_COMPLETED, on_completed, hd,
-        MHD_OPTION_THREAD_STACK_SIZE, HTTP_THREAD_STACK, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log,
-        NULL, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
+        flags, 0, NULL, NULL, on_request, hd, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&hd->addr, MHD_OPTION_CONNECTION_TIMEOUT,
+        hd->timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, hd, MHD_OPTION_THREAD_STACK_SIZE,
+        HTTP_THREAD_STACK, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
     if (!hd->mhd)
         return dbmcp_error_set(err, DBMCP_EIO, "http: cannot listen on %s (in use?)",
                                hd->bind_host);

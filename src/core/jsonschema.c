@@ -8,15 +8,19 @@
  * keyword rules, one small function per kind of keyword value, carrying the
  * JSON pointer of the keyword for its messages. The validator walks schema
  * and instance together through a fixed sequence of steps — type first, so
- * the most telling message wins — carrying the instance location. The
- * defaults filler is last.
+ * the most telling message wins — carrying the instance location. Strict
+ * validation closes objects per location rather than per schema: it gathers
+ * the property names every schema applied at one location declares
+ * (declared_names) and refuses the rest only once they have all run, which is
+ * what lets $ref, allOf and anyOf/oneOf compose. The defaults filler is last.
  *
  * Recursion is bounded everywhere. The checker counts subschema depth. The
  * validator refuses instances nested deeper than JSONSCHEMA_MAX_DEPTH before
  * it starts, counts $ref expansions, and caps nested subschema applications
  * at VALIDATE_MAX_FRAMES so that even an unchecked schema cannot exhaust the
- * stack. Hitting a limit aborts the validation (validate_ctx.aborted) rather
- * than counting as a mismatch, so that "not" cannot turn it into success.
+ * stack, and counts all applications against VALIDATE_MAX_STEPS. Hitting a
+ * limit aborts the validation (validate_ctx.aborted) rather than counting as
+ * a mismatch, so that "not" cannot turn it into success.
  *
  * jansson's iterators are not const-correct, so walking a const object casts
  * the const away; nothing here modifies a schema or, outside the defaults
@@ -40,7 +44,7 @@
 /* Subschema applications one validation (or one defaults fill) may make in
  * all. Real argument lists need a tiny fraction; the bound stops a schema
  * whose $refs fan out exponentially from running for ever. */
-#define VALIDATE_MAX_STEPS (1L << 22)
+#define VALIDATE_MAX_STEPS (1L << 20)
 
 /* Longest rendering of an instance value, and of a schema literal such as an
  * enum, quoted in a message. */

@@ -33,7 +33,9 @@
  *
  * Limits: a schema may nest subschemas JSONSCHEMA_MAX_DEPTH deep, an instance
  * may nest containers JSONSCHEMA_MAX_DEPTH deep, and one validation may expand
- * $ref JSONSCHEMA_MAX_DEPTH times along one path. Past a limit the functions
+ * $ref JSONSCHEMA_MAX_DEPTH times along one path, and the total work of one
+ * validation is bounded, so a schema whose $refs fan out exponentially fails
+ * as "too complex" instead of running for ever. Past a limit the functions
  * return an error; they never recurse without bound.
  *
  * Messages: schema problems name the JSON pointer of the keyword
@@ -81,10 +83,16 @@ int jsonschema_check(const json_t *schema, int require_object_root, dbmcp_error 
  * arguments. err may be NULL. */
 int jsonschema_validate(const json_t *schema, const json_t *instance, dbmcp_error *err);
 
-/* As jsonschema_validate, but a schema that describes an object ("properties"
- * or "type" including "object") and omits additionalProperties is treated as
- * if it said false. Inside "not" the spec's default (true) applies, so that
- * "not" keeps its meaning. dbmcp validates tool arguments with this one. */
+/* As jsonschema_validate, but objects are closed: where a schema describes
+ * an object ("properties", or a "type" naming "object") and none applied
+ * there says additionalProperties true or gives it a schema, a member that no
+ * applied schema declares is refused, as if "unevaluatedProperties": false
+ * were written. Members declared through $ref, allOf, or the anyOf/oneOf
+ * branches that matched count as declared, so composition keeps working. A
+ * member no schema there could declare at all is reported before any other
+ * problem, so that a misspelt argument reads as unknown. Inside "not" nothing
+ * is closed, so that "not" keeps its meaning. dbmcp validates tool arguments
+ * with this one. */
 int jsonschema_validate_strict(const json_t *schema, const json_t *instance, dbmcp_error *err);
 
 /* --- Filling defaults (before validating) --- */

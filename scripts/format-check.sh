@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Fails when a C file differs from what clang-format (the repo's
+# .clang-format) would write. `make format` fixes it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bad=0
+while IFS= read -r f; do
+  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
+    echo "format: $f needs clang-format (run make format)"
+    bad=1
+  fi
+done < <(find src tests/unit fuzz -name '*.c' -o -name '*.h' 2>/dev/null | sort)
+[ $bad -eq 0 ] && echo "format: all C files formatted"
+exit $bad

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole test suite, as `make test` and CI run it. Each stage prints its
+# own runner's summary; the last line sums up the stages.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+stages=()
+failed=()
+run_stage() {
+  local name=$1
+  shift
+  echo
+  echo "==== $name ===="
+  if "$@"; then
+    stages+=("$name")
+  else
+    failed+=("$name")
+    echo "==== $name FAILED ===="
+  fi
+}
+
+run_stage build make -j2 all
+run_stage format scripts/format-check.sh
+run_stage unit make -j2 unit
+run_stage unit-asan make -j2 unit-asan
+[ -x tests/cli/admin.sh ] && run_stage cli-admin tests/cli/admin.sh
+run_stage protocol scripts/protocol-tests.sh
+run_stage conformance scripts/conformance.sh
+run_stage fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" scripts/fuzz.sh
+
+echo
+echo "stages passed: ${stages[*]:-none}"
+[ ${#failed[@]} -gt 0 ] && echo "stages failed: ${failed[*]}"
+echo "stages: ${#stages[@]} passed, ${#failed[@]} failed"
+[ ${#failed[@]} -eq 0 ]

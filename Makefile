@@ -4,8 +4,10 @@
 #   make demo     install missing packages, build, create demo.db and serve it over HTTP
 CC      ?= cc
 PKGS    := sqlite3 jansson libmicrohttpd libsodium
+# CFLAGS is the caller's (optimisation, sanitizers); the rest is not optional.
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc $(shell pkg-config --cflags $(PKGS))
+ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc \
+             $(shell pkg-config --cflags $(PKGS))
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 BUILD   := build
 
@@ -26,11 +28,11 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 all: $(BUILD)/dbmcp
 
 $(BUILD)/dbmcp: $(LIB_OBJS) $(CLI_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/obj/store/assets.o: src/store/assets.S $(ASSETS)
 	@mkdir -p $(dir $@)
@@ -38,7 +40,7 @@ $(BUILD)/obj/store/assets.o: src/store/assets.S $(ASSETS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
+	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

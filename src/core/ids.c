@@ -5,6 +5,7 @@
 
 #include <sodium.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 int ids_init(void)
@@ -12,10 +13,27 @@ int ids_init(void)
     return sodium_init() < 0 ? -1 : 0;
 }
 
+/* Per-thread ChaCha20 keystream keyed once from the OS: as unpredictable
+ * as randombytes_buf, without a getrandom() system call per id. */
+static void fast_random16(unsigned char b[16])
+{
+    static __thread unsigned char key[crypto_stream_chacha20_KEYBYTES];
+    static __thread uint64_t counter;
+    static __thread int keyed;
+    if (!keyed) {
+        randombytes_buf(key, sizeof key);
+        keyed = 1;
+    }
+    unsigned char nonce[crypto_stream_chacha20_NONCEBYTES] = {0};
+    uint64_t n = counter++;
+    memcpy(nonce, &n, sizeof n < sizeof nonce ? sizeof n : sizeof nonce);
+    crypto_stream_chacha20(b, 16, nonce, key);
+}
+
 void ids_uuid(char out[37])
 {
     unsigned char b[16];
-    randombytes_buf(b, sizeof b);
+    fast_random16(b);
     b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
     b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
     snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],

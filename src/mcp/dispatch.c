@@ -214,7 +214,7 @@ static int set_rpc(int *rpc_code, char *rpc_message, size_t size, int code, cons
 
 json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
                                const jsonrpc_msg *msg, int *rpc_code, char *rpc_message,
-                               size_t rpc_message_size, json_t **rpc_data)
+                               size_t rpc_message_size, json_t **rpc_data, inflight *flight)
 {
     double start = ids_monotonic_ms();
     char call_id[37];
@@ -261,7 +261,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     } else {
         dispatch_state d = {srv, s, ctx, NULL, NULL};
         d.progress_token = json_object_get(json_get_obj(msg->params, "_meta"), "progressToken");
-        d.flight = s->inflight && json_equal(s->inflight->id, msg->id) ? s->inflight : NULL;
+        d.flight = flight;
         tool_env env;
         fill_env(&env, &d, tool, call_id, msg);
         env.request_state = state_plain;

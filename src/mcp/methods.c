@@ -576,7 +576,7 @@ static json_t *m_listen(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg,
 }
 
 static json_t *route(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mcp_call_ctx *ctx,
-                     const catalog_snapshot *snap, rpc_fail *f)
+                     const catalog_snapshot *snap, inflight *flight, rpc_fail *f)
 {
     const char *m = msg->method;
     if (strcmp(m, "initialize") == 0)
@@ -610,7 +610,7 @@ static json_t *route(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mc
         return m_listen(srv, s, msg, ctx, f);
     if (strcmp(m, "tools/call") == 0)
         return mcp_dispatch_tool_call(srv, s, ctx, msg, &f->code, f->message, sizeof f->message,
-                                      &f->data);
+                                      &f->data, flight);
     return fail(f, JSONRPC_METHOD_NOT_FOUND, "Method not found: %s", m);
 }
 
@@ -696,8 +696,10 @@ json_t *mcp_methods_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
     if (!snap)
         return jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR, "the catalog could not be loaded",
                              NULL);
+    if (!ctx->model || !*ctx->model)
+        ctx->model = json_get_str(json_get_obj(msg->params, "_meta"), "dbmcp/model");
     inflight *fl = mcp_inflight_add(s, msg->id);
-    json_t *result = route(srv, s, msg, ctx, snap, &f);
+    json_t *result = route(srv, s, msg, ctx, snap, fl, &f);
     mcp_inflight_remove(s, fl);
     catalog_snapshot_unref(snap);
     if (!result)

@@ -10,21 +10,28 @@
 #include "core/log.h"
 
 #define STDIO_MAX_WORKERS 16
+#define STDIO_MAX_QUEUE 1024
+
+typedef struct stdio_job {
+    jsonrpc_msg *msg;
+    struct stdio_job *next;
+} stdio_job;
 
 typedef struct stdio_conn {
     mcp_server *srv;
     mcp_session *session;
     FILE *out;
     pthread_mutex_t write_lock; /* one line at a time on stdout */
-    pthread_mutex_t lock;       /* guards active */
-    pthread_cond_t idle;
-    int active;                 /* worker threads running */
+    pthread_mutex_t lock;       /* guards the queue, busy and closing */
+    pthread_cond_t work;        /* signalled when a job is queued or on close */
+    pthread_cond_t idle;        /* signalled when a worker finishes a job */
+    stdio_job *head, *tail;     /* FIFO of requests not yet taken */
+    int busy;                   /* workers handling a job */
+    int queued;                 /* jobs waiting in the FIFO */
+    int closing;                /* EOF reached: workers exit when the queue is empty */
+    pthread_t workers[STDIO_MAX_WORKERS];
+    int n_workers;
 } stdio_conn;
-
-typedef struct stdio_job {
-    stdio_conn *conn;
-    jsonrpc_msg *msg;
-} stdio_job;
 
 static int write_line(void *ctx, json_t *msg)
 {
@@ -54,51 +61,68 @@ static void handle(stdio_conn *c, jsonrpc_msg *msg)
 
 static void *worker_main(void *arg)
 {
-    stdio_job *job = arg;
-    stdio_conn *c = job->conn;
-    handle(c, job->msg);
-    jsonrpc_msg_free(job->msg);
-    free(job);
+    stdio_conn *c = arg;
     pthread_mutex_lock(&c->lock);
-    c->active--;
-    pthread_cond_broadcast(&c->idle);
+    for (;;) {
+        while (!c->head && !c->closing)
+            pthread_cond_wait(&c->work, &c->lock);
+        if (!c->head)
+            break;
+        stdio_job *job = c->head;
+        c->head = job->next;
+        c->queued--;
+        if (!c->head)
+            c->tail = NULL;
+        c->busy++;
+        pthread_mutex_unlock(&c->lock);
+        handle(c, job->msg);
+        jsonrpc_msg_free(job->msg);
+        free(job);
+        pthread_mutex_lock(&c->lock);
+        c->busy--;
+        pthread_cond_broadcast(&c->idle);
+    }
     pthread_mutex_unlock(&c->lock);
     return NULL;
 }
 
-/* Requests go to a worker; notifications and responses are handled inline
- * (they are quick, and a response may be what a worker waits for). */
+/* Requests go to the worker pool (grown on demand up to STDIO_MAX_WORKERS
+ * threads, kept for the session); notifications and responses are handled
+ * inline: they are quick, and a response may be what a worker waits for. */
 static void dispatch(stdio_conn *c, jsonrpc_msg *msg)
 {
-    if (msg->kind != JSONRPC_REQUEST) {
+    stdio_job *job = msg->kind == JSONRPC_REQUEST ? calloc(1, sizeof *job) : NULL;
+    if (!job) {
         handle(c, msg);
         jsonrpc_msg_free(msg);
         return;
     }
+    job->msg = msg;
     pthread_mutex_lock(&c->lock);
-    while (c->active >= STDIO_MAX_WORKERS)
-        pthread_cond_wait(&c->idle, &c->lock);
-    c->active++;
-    pthread_mutex_unlock(&c->lock);
-    stdio_job *job = malloc(sizeof *job);
-    pthread_t t;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (job) {
-        job->conn = c;
-        job->msg = msg;
-    }
-    if (!job || pthread_create(&t, &attr, worker_main, job) != 0) {
-        free(job);
-        handle(c, msg);
-        jsonrpc_msg_free(msg);
-        pthread_mutex_lock(&c->lock);
-        c->active--;
-        pthread_cond_broadcast(&c->idle);
+    if (c->queued >= STDIO_MAX_QUEUE) {
+        /* Never block the reader: it must stay free to read the responses
+         * and cancellations that busy workers may be waiting for. */
         pthread_mutex_unlock(&c->lock);
+        json_t *busy = jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR,
+                                     "server busy: too many requests in flight", NULL);
+        write_line(c, busy);
+        json_decref(busy);
+        jsonrpc_msg_free(msg);
+        free(job);
+        return;
     }
-    pthread_attr_destroy(&attr);
+    c->queued++;
+    if (c->tail)
+        c->tail->next = job;
+    else
+        c->head = job;
+    c->tail = job;
+    int idle_workers = c->n_workers - c->busy;
+    if (idle_workers <= 0 && c->n_workers < STDIO_MAX_WORKERS &&
+        pthread_create(&c->workers[c->n_workers], NULL, worker_main, c) == 0)
+        c->n_workers++;
+    pthread_cond_signal(&c->work);
+    pthread_mutex_unlock(&c->lock);
 }
 
 /* Read one line of at most JSONRPC_MAX_MESSAGE bytes. Returns its length,
@@ -122,6 +146,7 @@ int stdio_serve(mcp_server *srv, const mcp_identity *id, FILE *in, FILE *out, db
     pthread_mutex_init(&c.write_lock, NULL);
     pthread_mutex_init(&c.lock, NULL);
     pthread_cond_init(&c.idle, NULL);
+    pthread_cond_init(&c.work, NULL);
     c.session = mcp_session_create(srv, id, "stdio");
     if (!c.session)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
@@ -148,16 +173,20 @@ int stdio_serve(mcp_server *srv, const mcp_identity *id, FILE *in, FILE *out, db
     }
     free(line);
 
-    /* The client is gone: nothing can answer a server→client request now. */
+    /* The client is gone: nothing can answer a server→client request now.
+     * Workers finish what is queued, then exit. */
     mcp_session_cancel_all(c.session);
     pthread_mutex_lock(&c.lock);
-    while (c.active > 0)
-        pthread_cond_wait(&c.idle, &c.lock);
+    c.closing = 1;
+    pthread_cond_broadcast(&c.work);
     pthread_mutex_unlock(&c.lock);
+    for (int i = 0; i < c.n_workers; i++)
+        pthread_join(c.workers[i], NULL);
     mcp_session_set_sink(c.session, (mcp_sink){NULL, NULL});
     mcp_session_unref(c.session);
     pthread_mutex_destroy(&c.write_lock);
     pthread_mutex_destroy(&c.lock);
     pthread_cond_destroy(&c.idle);
+    pthread_cond_destroy(&c.work);
     return 0;
 }

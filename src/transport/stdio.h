@@ -1,7 +1,8 @@
 /*
  * stdio.h — the stdio transport: one JSON-RPC message per line on stdin,
  * responses and notifications one per line on stdout, logs on stderr.
- * Each request runs on its own worker thread (at most 16 at once), so a
+ * Requests run on a pool of worker threads (at most 16, kept for the
+ * session), so a
  * slow tool never blocks cancellation, pings or the responses a tool is
  * waiting for (legacy sampling/elicitation). Exits on EOF after in-flight
  * requests finished.

@@ -41,6 +41,10 @@ typedef struct catalog_snapshot {
  * disabled one loads with no tools, prompts or resources. */
 int catalog_snapshot_load(store *db, const char *iface, const char *allowed_tools,
                           catalog_snapshot **out, dbmcp_error *err);
+/* Rows edited with plain SQL skip the CLI's validation: drop tools and
+ * prompts that would not pass it (logging each once per load), so a broken
+ * row is never listed or called. Call right after loading. */
+void catalog_snapshot_drop_invalid(catalog_snapshot *s, int (*builtin_exists)(const char *name));
 catalog_snapshot *catalog_snapshot_ref(catalog_snapshot *s);
 void catalog_snapshot_unref(catalog_snapshot *s);
 

@@ -4,6 +4,8 @@
  */
 #include "catalog/catalog.h"
 
+#include "core/log.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,33 @@ int catalog_snapshot_load(store *db, const char *iface, const char *allowed_tool
     narrow_tools(s, allowed_tools);
     *out = s;
     return 0;
+}
+
+void catalog_snapshot_drop_invalid(catalog_snapshot *s, int (*builtin_exists)(const char *name))
+{
+    dbmcp_error err;
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n_tools; i++) {
+        if (catalog_validate_tool(&s->tools[i], builtin_exists, &err) == 0) {
+            s->tools[kept++] = s->tools[i];
+            continue;
+        }
+        log_msg(LOG_WARN, "catalog", "interface %s: tool %s is not served: %s", s->iface.name,
+                s->tools[i].name, err.message);
+        reg_tool_free(&s->tools[i]);
+    }
+    s->n_tools = kept;
+    kept = 0;
+    for (size_t i = 0; i < s->n_prompts; i++) {
+        if (catalog_validate_prompt(&s->prompts[i], &err) == 0) {
+            s->prompts[kept++] = s->prompts[i];
+            continue;
+        }
+        log_msg(LOG_WARN, "catalog", "interface %s: prompt %s is not served: %s", s->iface.name,
+                s->prompts[i].name, err.message);
+        reg_prompt_free(&s->prompts[i]);
+    }
+    s->n_prompts = kept;
 }
 
 catalog_snapshot *catalog_snapshot_ref(catalog_snapshot *s)

@@ -123,6 +123,8 @@ static int run_serve(cli_args *a)
         http_config hc = {0};
         hc.bind = bind;
         hc.no_auth = cli_flag(a, "no-auth") != NULL;
+        long max_body = mcp_server_setting_long(srv, "http.max_body", 4L * 1024 * 1024);
+        hc.max_body = max_body > 0 ? (size_t)max_body : 0;
         hc.anonymous = &id;
         const char *origin = cli_flag(a, "allow-origin");
         const char *origins[2] = {origin, NULL};
@@ -141,7 +143,8 @@ static const cli_flag_spec serve_flags[] = {
     DB_FLAG,
     {"http", "HOST:PORT", "serve Streamable HTTP at /mcp instead of stdio (e.g. 127.0.0.1:8080)"},
     {"no-auth", NULL, "HTTP without API keys (only with a loopback bind)"},
-    {"interface", "NAME", "stdio (and --no-auth HTTP): interface to serve; default `default`"},
+    {"interface", "NAME",
+     "stdio (and --no-auth HTTP): interface to serve; default $DBMCP_INTERFACE or `default`"},
     {"principal", "NAME", "stdio: who is calling, for scope and audit; default $DBMCP_PRINCIPAL"},
     {"allowed-tools", "A,B", "narrow every interface to these tools (also $DBMCP_ALLOWED_TOOLS)"},
     {"allow-origin", "ORIGIN", "HTTP: accept this Origin besides loopback ones"},

@@ -110,13 +110,13 @@ const cli_command cli_cmd_keys_list = {
 
 static int run_keys_revoke(cli_args *a)
 {
+    const char *id = a->argv[0];
+    if (strncmp(id, "dbmcp_", 6) == 0)
+        return cli_usage_error(a->cmd, "give the key id (the part after dbmcp_), not the key");
     store *db = cli_open_catalog(a);
     if (!db)
         return CLI_FAIL;
     dbmcp_error err;
-    const char *id = a->argv[0];
-    if (strncmp(id, "dbmcp_", 6) == 0)
-        return cli_usage_error(a->cmd, "give the key id (the part after dbmcp_), not the key");
     int rc = reg_api_key_revoke(db, id, &err);
     store_close(db);
     if (rc)

@@ -1053,6 +1053,31 @@ static int validate_not(validate_ctx *v, const json_t *schema, const json_t *ins
     return validate_fail(v, "must not match %s", value_render(negated, RENDER_LITERAL_MAX).text);
 }
 
+/* if/then/else: the instance is checked against "if" quietly; "then"
+ * applies when it matched, "else" when it did not. Strictness is off for
+ * the test itself, as for "not". */
+static int validate_if(validate_ctx *v, const json_t *schema, const json_t *instance)
+{
+    const json_t *test = json_object_get(schema, "if");
+    if (!test)
+        return 0;
+    dbmcp_error *scratch = malloc(sizeof *scratch);
+    if (!scratch)
+        return validate_abort(v, DBMCP_ENOMEM, "out of memory");
+    int strict = v->strict;
+    declared_names *declared = v->declared;
+    v->strict = 0;
+    v->declared = NULL;
+    int rc = validate_quietly(v, test, instance, scratch);
+    v->strict = strict;
+    v->declared = declared;
+    free(scratch);
+    if (v->aborted)
+        return rc;
+    const json_t *branch = json_object_get(schema, rc == 0 ? "then" : "else");
+    return branch ? validate_node(v, branch, instance) : 0;
+}
+
 static int validate_ref(validate_ctx *v, const json_t *schema, const json_t *instance)
 {
     const char *ref = json_string_value(json_object_get(schema, "$ref"));
@@ -1073,7 +1098,7 @@ static int validate_ref(validate_ctx *v, const json_t *schema, const json_t *ins
 static const validate_step_fn validate_steps[] = {
     validate_type,   validate_enum,   validate_const,  validate_number,
     validate_string, validate_array,  validate_object, validate_all_of,
-    validate_any_of, validate_one_of, validate_not,    validate_ref,
+    validate_any_of, validate_one_of, validate_not,    validate_if,     validate_ref,
 };
 
 static int validate_node(validate_ctx *v, const json_t *schema, const json_t *instance)
@@ -1103,6 +1128,7 @@ static int validate_node(validate_ctx *v, const json_t *schema, const json_t *in
 static int declared_collect(validate_ctx *v, const json_t *schema, declared_names *d, int depth)
 {
     static const char *const applicators[] = {"allOf", "anyOf", "oneOf"};
+    static const char *const conditionals[] = {"then", "else"};
     if (!json_is_object(schema))
         return 0;
     if (depth > JSONSCHEMA_MAX_DEPTH || --v->budget < 0) {
@@ -1111,6 +1137,11 @@ static int declared_collect(validate_ctx *v, const json_t *schema, declared_name
     }
     if (declared_note(d, schema) != 0)
         return -1;
+    for (size_t c = 0; c < 2; c++) {
+        const json_t *branch = json_object_get(schema, conditionals[c]);
+        if (branch && declared_collect(v, branch, d, depth + 1) != 0)
+            return -1;
+    }
     const char *ref = json_string_value(json_object_get(schema, "$ref"));
     if (ref && declared_collect(v, ref_resolve(v->root, ref), d, depth + 1) != 0)
         return -1;
@@ -1518,6 +1549,10 @@ static const struct keyword_rule {
     {"oneOf", check_schema_list},
     {"allOf", check_schema_list},
     {"not", check_subschema},
+    {"if", check_subschema},
+    {"then", check_subschema},
+    {"else", check_subschema},
+    {"$anchor", check_string},
     {"$ref", check_ref},
     {"$defs", check_defs},
     {"definitions", check_defs},
@@ -1536,9 +1571,6 @@ static const struct keyword_rule {
 /* JSON Schema keywords dbmcp knows but does not enforce; named as such so
  * that the author does not hunt for a typo. */
 static const char *const keywords_unsupported[] = {
-    "if",
-    "then",
-    "else",
     "patternProperties",
     "prefixItems",
     "contains",
@@ -1554,7 +1586,6 @@ static const char *const keywords_unsupported[] = {
     "unevaluatedProperties",
     "additionalItems",
     "multipleOf",
-    "$anchor",
     "$dynamicRef",
     "$dynamicAnchor",
     "$recursiveRef",

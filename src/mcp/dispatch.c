@@ -27,6 +27,7 @@ typedef struct dispatch_state {
     mcp_session *session;
     mcp_call_ctx *ctx;
     json_t *progress_token; /* borrowed */
+    int log_level;          /* minimum level sent; -1 = none */
     inflight *flight;       /* for cancellation */
 } dispatch_state;
 
@@ -39,13 +40,15 @@ static void copy_str(char *dst, size_t size, const char *src)
 
 void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx,
                       const char *method, const char *target, const char *call_id, double start_ms,
-                      const char *status, int code, const char *detail, size_t bytes)
+                      const char *status, int code, const char *detail, size_t bytes,
+                      int64_t rows)
 {
     reg_audit_row row;
     memset(&row, 0, sizeof row);
     copy_str(row.call_id, sizeof row.call_id, call_id);
     ids_now_iso(row.ts);
     copy_str(row.principal, sizeof row.principal, s->who.principal);
+    copy_str(row.key_id, sizeof row.key_id, s->who.key_id);
     copy_str(row.interface, sizeof row.interface, s->who.interface);
     copy_str(row.user_id, sizeof row.user_id, s->who.user_id);
     copy_str(row.agent_id, sizeof row.agent_id, s->who.agent_id);
@@ -62,7 +65,7 @@ void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx,
     row.error_detail = detail && *detail ? strdup(detail) : NULL;
     row.duration_ms = ids_monotonic_ms() - start_ms;
     row.bytes_out = (int64_t)bytes;
-    row.rows_out = -1;
+    row.rows_out = rows;
     audit_queue_push(srv->audit, &row);
 }
 
@@ -86,7 +89,7 @@ static void env_log(tool_env *env, const char *level, json_t *data)
 {
     dispatch_state *d = env->opaque;
     int idx = mcp_log_level_index(level);
-    if (idx < 0 || d->session->log_level < 0 || idx < d->session->log_level) {
+    if (idx < 0 || d->log_level < 0 || idx < d->log_level) {
         json_decref(data);
         return;
     }
@@ -175,8 +178,16 @@ static void fill_env(tool_env *env, dispatch_state *d, const reg_tool *tool, con
     env->client_name = s->client_name;
     env->model = d->ctx->model ? d->ctx->model : "";
     env->protocol = s->protocol;
-    env->client_capabilities = s->client_caps;
     env->request_meta = json_get_obj(msg->params, "_meta");
+    env->stateless = d->ctx->stateless || mcp_request_modern_version(msg) != NULL;
+    /* Stateless requests speak for themselves; legacy ones for the session. */
+    env->client_capabilities = env->stateless
+                                   ? json_get_obj(env->request_meta, MCP_META_CLIENT_CAPS)
+                                   : s->client_caps;
+    d->log_level = env->stateless
+                       ? mcp_log_level_index(
+                             json_get_str(env->request_meta, "io.modelcontextprotocol/logLevel"))
+                       : s->log_level;
     env->input_responses = json_object_get(msg->params, "inputResponses");
     env->cancelled = d->flight ? &d->flight->cancelled : NULL;
     env->server_info = d->srv->server_info;
@@ -185,7 +196,6 @@ static void fill_env(tool_env *env, dispatch_state *d, const reg_tool *tool, con
     env->log = env_log;
     env->client_request = env_client_request;
     env->announce_change = env_announce;
-    env->stateless = d->ctx->stateless || mcp_request_modern_version(msg) != NULL;
     env->opaque = d;
 }
 
@@ -234,8 +244,8 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         else
             snprintf(text, sizeof text, "arguments must be a JSON object");
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
-        mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "denied",
-                         DBMCP_ENOTFOUND, text, 0);
+        mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error",
+                         DBMCP_ENOTFOUND, text, 0, -1);
         catalog_snapshot_unref(snap);
         return NULL;
     }
@@ -246,6 +256,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     const char *status = "ok";
     int code = 0;
     const char *request_state = json_get_str(msg->params, "requestState");
+    int64_t rows = -1;
     char *state_plain = NULL;
 
     if (jsonschema_validate_strict(tool->input_schema, args, &err) != 0) {
@@ -259,7 +270,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         code = DBMCP_EDENIED;
         dbmcp_error_set(&err, DBMCP_EDENIED, "tampered or foreign requestState");
     } else {
-        dispatch_state d = {srv, s, ctx, NULL, NULL};
+        dispatch_state d = {srv, s, ctx, NULL, -1, NULL};
         d.progress_token = json_object_get(json_get_obj(msg->params, "_meta"), "progressToken");
         d.flight = flight;
         tool_env env;
@@ -267,6 +278,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         env.request_state = state_plain;
         tool_output out = {0};
         int rc = run_handler(&d, &env, fn, args, &out, &err);
+        rows = env.rows;
         if (rc == 0 && out.missing_capabilities) {
             set_rpc(rpc_code, rpc_message, rpc_message_size, MCP_MISSING_CLIENT_CAPABILITY,
                     "Missing required client capability");
@@ -291,7 +303,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     if (result)
         json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
     mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, status, code,
-                     code ? err.message : NULL, result ? json_compact_size(result) : 0);
+                     code ? err.message : NULL, result ? json_compact_size(result) : 0, rows);
     free(state_plain);
     json_decref(args);
     catalog_snapshot_unref(snap);

@@ -52,6 +52,7 @@ struct mcp_server {
     int watch_interval_ms;
     int page_size;              /* items per list page */
     int list_ttl_ms;            /* modern ttlMs */
+    int audit_flush_ms;         /* audit writer interval */
     store_pool *catalog;        /* read-write, dbmcp_* tables */
     store_pool *query;          /* read-only, user data */
     audit_queue *audit;
@@ -122,7 +123,8 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
                                size_t rpc_message_size, json_t **rpc_data, inflight *flight);
 void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx,
                       const char *method, const char *target, const char *call_id, double start_ms,
-                      const char *status, int code, const char *detail, size_t bytes);
+                      const char *status, int code, const char *detail, size_t bytes,
+                      int64_t rows);
 
 /* Tell listen streams (and legacy sessions) that a list changed now,
  * without waiting for the watcher ("tools", "prompts" or "resources"). */

@@ -327,7 +327,7 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
         fail(f, JSONRPC_INTERNAL_ERROR, "the resource could not be read (call %s)", call_id);
     }
     mcp_audit_simple(srv, s, ctx, "resources/read", uri, call_id, start, rc ? "error" : "ok", rc,
-                     rc ? err.message : NULL, result ? json_compact_size(result) : 0);
+                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1);
     reg_resource_free(&r);
     return result;
 }
@@ -366,10 +366,10 @@ static json_t *m_subscribe(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
  * arguments declared with "elicit": true, instead of getting an error.
  * Returns an input_required result, or NULL when nothing is missing (args
  * then holds the answers given in params.inputResponses). */
-static json_t *elicit_missing_arguments(mcp_session *s, const reg_prompt *p, const jsonrpc_msg *msg,
-                                        json_t *args)
+static json_t *elicit_missing_arguments(const reg_prompt *p, const jsonrpc_msg *msg, json_t *args)
 {
-    if (!json_object_get(s->client_caps, "elicitation"))
+    json_t *caps = json_get_obj(json_get_obj(msg->params, "_meta"), MCP_META_CLIENT_CAPS);
+    if (!json_object_get(caps, "elicitation"))
         return NULL;
     json_t *responses = json_object_get(msg->params, "inputResponses");
     json_t *requests = NULL;
@@ -419,7 +419,7 @@ static json_t *m_prompts_get(mcp_server *srv, mcp_session *s, const jsonrpc_msg 
         rc = dbmcp_error_set(&err, DBMCP_ENOTFOUND, "Unknown prompt: %s", name ? name : "(none)");
     else if (args_in && !json_is_object(args_in))
         rc = dbmcp_error_set(&err, DBMCP_EINVAL, "arguments must be an object");
-    else if (!(ctx->stateless || is_modern(msg)) || !(ask = elicit_missing_arguments(s, p, msg, args)))
+    else if (!(ctx->stateless || is_modern(msg)) || !(ask = elicit_missing_arguments(p, msg, args)))
         rc = catalog_prompt_render(p, args, &messages, &err);
     json_decref(args);
     json_t *result = NULL;
@@ -433,7 +433,7 @@ static json_t *m_prompts_get(mcp_server *srv, mcp_session *s, const jsonrpc_msg 
         json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
     }
     mcp_audit_simple(srv, s, ctx, "prompts/get", name, call_id, start, rc ? "error" : "ok", rc,
-                     rc ? err.message : NULL, result ? json_compact_size(result) : 0);
+                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1);
     return result;
 }
 
@@ -527,22 +527,25 @@ static void decorate_modern(mcp_server *srv, const char *method, json_t *result)
 
 /* --- dispatch -------------------------------------------------------------------- */
 
+/* Remember what a stateless request says about its client, for the audit.
+ * Capabilities and log level are per request (see dispatch.c), never
+ * stored on the session: concurrent requests on one stdio session may
+ * declare different ones. */
 static void note_modern_client(mcp_session *s, const jsonrpc_msg *msg)
 {
     json_t *meta = json_get_obj(msg->params, "_meta");
-    snprintf(s->protocol, sizeof s->protocol, "%s", json_get_str(meta, MCP_META_PROTOCOL));
     json_t *info = json_get_obj(meta, MCP_META_CLIENT_INFO);
-    if (info) {
-        snprintf(s->client_name, sizeof s->client_name, "%s", json_get_str(info, "name") ?: "");
+    const char *version = json_get_str(meta, MCP_META_PROTOCOL);
+    const char *name = json_get_str(info, "name");
+    pthread_mutex_lock(&s->lock);
+    if (version && strcmp(s->protocol, version) != 0)
+        snprintf(s->protocol, sizeof s->protocol, "%s", version);
+    if (name && strcmp(s->client_name, name) != 0) {
+        snprintf(s->client_name, sizeof s->client_name, "%s", name);
         snprintf(s->client_version, sizeof s->client_version, "%s",
                  json_get_str(info, "version") ?: "");
     }
-    s->log_level = mcp_log_level_index(json_get_str(meta, "io.modelcontextprotocol/logLevel"));
-    json_t *caps = json_get_obj(meta, MCP_META_CLIENT_CAPS);
-    if (caps) {
-        json_decref(s->client_caps);
-        s->client_caps = json_incref(caps);
-    }
+    pthread_mutex_unlock(&s->lock);
 }
 
 static json_t *m_listen(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg,

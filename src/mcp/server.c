@@ -19,6 +19,7 @@
 #include "core/version.h"
 #include "mcp/internal.h"
 #include "store/migrate.h"
+#include "tools/tool.h"
 
 
 static const char *supported_versions[] = {"2026-07-28", "2025-11-25", "2025-06-18",
@@ -73,6 +74,7 @@ catalog_snapshot *mcp_snapshot_get(mcp_server *srv, const char *iface, dbmcp_err
     store_pool_release(srv->catalog, db);
     if (rc)
         return NULL;
+    catalog_snapshot_drop_invalid(snap, tools_builtin_exists);
 
     pthread_mutex_lock(&srv->lock);
     if (!srv->watcher_started)
@@ -533,6 +535,10 @@ static int open_and_check(mcp_server *srv, dbmcp_error *err)
         if (v && atoi(v) >= 0)
             srv->list_ttl_ms = atoi(v);
         free(v);
+        v = reg_setting_get(db, "audit.flush_ms");
+        if (v && atoi(v) > 0)
+            srv->audit_flush_ms = atoi(v);
+        free(v);
         rc = reg_versions_get(db, &srv->versions, err);
     }
     store_pool_release(srv->catalog, db);
@@ -566,6 +572,7 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
     srv->watch_interval_ms = cfg->watch_interval_ms > 0 ? cfg->watch_interval_ms : 500;
     srv->page_size = 50;
     srv->list_ttl_ms = 60000;
+    srv->audit_flush_ms = 200;
     int pool = cfg->pool_size > 0 ? cfg->pool_size : 4;
     load_state_key(srv);
     srv->server_info = json_pack("{s:s, s:s, s:s}", "name", srv->server_name, "title",
@@ -575,7 +582,7 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
         rc = store_pool_create(srv->db_url, STORE_READONLY, pool, &srv->query, err);
     if (!rc)
         rc = open_and_check(srv, err);
-    if (!rc && !(srv->audit = audit_queue_create(srv->catalog, 200)))
+    if (!rc && !(srv->audit = audit_queue_create(srv->catalog, srv->audit_flush_ms)))
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the audit writer");
     if (!rc && pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the catalog watcher");
@@ -586,6 +593,22 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
     srv->watcher_started = 1;
     *out = srv;
     return 0;
+}
+
+long mcp_server_setting_long(mcp_server *srv, const char *key, long def)
+{
+    dbmcp_error err;
+    store *db = store_pool_acquire(srv->catalog, &err);
+    if (!db)
+        return def;
+    char *v = reg_setting_get(db, key);
+    store_pool_release(srv->catalog, db);
+    char *end = NULL;
+    long n = v ? strtol(v, &end, 10) : def;
+    if (v && (end == v || *end))
+        n = def;
+    free(v);
+    return n;
 }
 
 void mcp_server_flush_audit(mcp_server *srv)
@@ -663,6 +686,18 @@ static void fill_identity(mcp_identity *out, const char *principal, const char *
     snprintf(out->key_id, sizeof out->key_id, "%s", key_id ? key_id : "");
 }
 
+/* Record last use at most once a minute per key: `keys list` shows it, and
+ * a write per request would serialise every HTTP call on the writer lock. */
+static void touch_if_stale(store *db, const reg_api_key *key)
+{
+    char now[32];
+    ids_now_iso(now);
+    if (key->last_used_at && strlen(key->last_used_at) >= 16 && strlen(now) >= 16 &&
+        strncmp(key->last_used_at, now, 16) == 0)
+        return; /* same minute */
+    reg_api_key_touch(db, key->id);
+}
+
 int mcp_server_authenticate(mcp_server *srv, const char *api_key, mcp_identity *out,
                             dbmcp_error *err)
 {
@@ -683,8 +718,10 @@ int mcp_server_authenticate(mcp_server *srv, const char *api_key, mcp_identity *
             rc = dbmcp_error_set(err, DBMCP_EDENIED, "invalid API key");
         else if (key.revoked_at)
             rc = dbmcp_error_set(err, DBMCP_EDENIED, "API key %s was revoked", id);
-        else
+        else {
             fill_identity(out, key.principal, key.interface, key.user_id, key.agent_id, key.id);
+            touch_if_stale(db, &key);
+        }
     } else if (rc == DBMCP_ENOTFOUND) {
         rc = dbmcp_error_set(err, DBMCP_EDENIED, "invalid API key");
     }

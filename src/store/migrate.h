@@ -26,7 +26,8 @@ int store_migrate(store *db, int *applied, dbmcp_error *err);
  * or empty) or to upgrade dbmcp (newer). */
 int store_schema_check(store *db, dbmcp_error *err);
 /* Load a named seed data set ("base", "demo", "conformance") in one
- * transaction. Seeds are idempotent only through `dbmcp init --force`. */
+ * transaction. Seeds are not idempotent: `dbmcp init` loads base and
+ * conformance only into a new database, and demo only once. */
 int store_seed(store *db, const char *name, dbmcp_error *err);
 
 #endif

@@ -8,23 +8,24 @@
 #include <string.h>
 
 #include "core/jsonutil.h"
+#include "store/registry_internal.h"
 
-/* --- column helpers ------------------------------------------------------- */
+/* --- column helpers (shared with registry_admin.c via registry_internal.h) - */
 
-static char *col_strdup(store_stmt *st, int i)
+char *registry_col_strdup(store_stmt *st, int i)
 {
     const char *s = store_column_text(st, i);
     return s ? strdup(s) : NULL;
 }
 
-static json_t *col_json(store_stmt *st, int i)
+json_t *registry_col_json(store_stmt *st, int i)
 {
     return json_parse_text(store_column_text(st, i));
 }
 
 /* Grow *arr (of elem_size) to hold one more element; returns the new slot
  * zeroed, or NULL on allocation failure. */
-static void *grow(void **arr, size_t *n, size_t *cap, size_t elem_size)
+void *registry_grow(void **arr, size_t *n, size_t *cap, size_t elem_size)
 {
     if (*n == *cap) {
         size_t ncap = *cap ? *cap * 2 : 8;
@@ -39,12 +40,8 @@ static void *grow(void **arr, size_t *n, size_t *cap, size_t elem_size)
     return slot;
 }
 
-/* Run a prepared statement with :iface bound, calling fill() per row into a
- * growing array of elem_size. Frees the statement. */
-typedef void (*row_fill_fn)(store_stmt *st, void *slot);
-
-static int collect_rows(store *db, const char *sql, const char *iface, row_fill_fn fill,
-                        size_t elem_size, void **out, size_t *n, dbmcp_error *err)
+int registry_collect_rows(store *db, const char *sql, const char *iface, registry_row_fill_fn fill,
+                          size_t elem_size, void **out, size_t *n, dbmcp_error *err)
 {
     *out = NULL;
     *n = 0;
@@ -56,7 +53,7 @@ static int collect_rows(store *db, const char *sql, const char *iface, row_fill_
     if (iface)
         store_bind_text(st, ":iface", iface);
     while ((rc = store_step(st, err)) == STORE_ROW) {
-        void *slot = grow(out, n, &cap, elem_size);
+        void *slot = registry_grow(out, n, &cap, elem_size);
         if (!slot) {
             rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
             break;
@@ -185,10 +182,10 @@ int reg_interface_get(store *db, const char *name, reg_interface *out, dbmcp_err
     store_bind_text(st, ":name", name);
     rc = store_step(st, err);
     if (rc == STORE_ROW) {
-        out->name = col_strdup(st, 0);
-        out->title = col_strdup(st, 1);
-        out->description = col_strdup(st, 2);
-        out->instructions = col_strdup(st, 3);
+        out->name = registry_col_strdup(st, 0);
+        out->title = registry_col_strdup(st, 1);
+        out->description = registry_col_strdup(st, 2);
+        out->instructions = registry_col_strdup(st, 3);
         out->enabled = (int)store_column_int(st, 4);
         rc = 0;
     } else if (rc == STORE_DONE) {
@@ -200,21 +197,17 @@ int reg_interface_get(store *db, const char *name, reg_interface *out, dbmcp_err
 
 /* --- tools ------------------------------------------------------------------ */
 
-#define TOOL_COLUMNS                                                                               \
-    "t.name, t.title, t.description, t.input_schema, t.output_schema, t.annotations,"              \
-    " t.handler_kind, t.handler, t.enabled"
-
-static void fill_tool(store_stmt *st, void *slot)
+void registry_fill_tool(store_stmt *st, void *slot)
 {
     reg_tool *t = slot;
-    t->name = col_strdup(st, 0);
-    t->title = col_strdup(st, 1);
-    t->description = col_strdup(st, 2);
-    t->input_schema = col_json(st, 3);
-    t->output_schema = col_json(st, 4);
-    t->annotations = col_json(st, 5);
-    t->handler_kind = col_strdup(st, 6);
-    t->handler = col_strdup(st, 7);
+    t->name = registry_col_strdup(st, 0);
+    t->title = registry_col_strdup(st, 1);
+    t->description = registry_col_strdup(st, 2);
+    t->input_schema = registry_col_json(st, 3);
+    t->output_schema = registry_col_json(st, 4);
+    t->annotations = registry_col_json(st, 5);
+    t->handler_kind = registry_col_strdup(st, 6);
+    t->handler = registry_col_strdup(st, 7);
     t->enabled = (int)store_column_int(st, 8);
     if (store_column_count(st) > 9)
         t->position = (int)store_column_int(st, 9);
@@ -223,40 +216,41 @@ static void fill_tool(store_stmt *st, void *slot)
 int reg_tools_for_interface(store *db, const char *iface, reg_tool **out, size_t *n,
                             dbmcp_error *err)
 {
-    return collect_rows(db,
-                        "SELECT " TOOL_COLUMNS ", it.position FROM dbmcp_tools t"
-                        " JOIN dbmcp_interface_tools it ON it.tool = t.name"
-                        " JOIN dbmcp_interfaces i ON i.name = it.interface"
-                        " WHERE it.interface = :iface AND t.enabled = 1 AND i.enabled = 1"
-                        " ORDER BY it.position, t.name",
-                        iface, fill_tool, sizeof(reg_tool), (void **)out, n, err);
+    return registry_collect_rows(db,
+                                 "SELECT " TOOL_COLUMNS ", it.position FROM dbmcp_tools t"
+                                 " JOIN dbmcp_interface_tools it ON it.tool = t.name"
+                                 " JOIN dbmcp_interfaces i ON i.name = it.interface"
+                                 " WHERE it.interface = :iface AND t.enabled = 1 AND i.enabled = 1"
+                                 " ORDER BY it.position, t.name",
+                                 iface, registry_fill_tool, sizeof(reg_tool), (void **)out, n, err);
 }
 
 /* --- prompts ---------------------------------------------------------------- */
 
-static void fill_prompt(store_stmt *st, void *slot)
+void registry_fill_prompt(store_stmt *st, void *slot)
 {
     reg_prompt *p = slot;
-    p->name = col_strdup(st, 0);
-    p->title = col_strdup(st, 1);
-    p->description = col_strdup(st, 2);
-    p->kind = col_strdup(st, 3);
-    p->arguments = col_json(st, 4);
-    p->messages = col_json(st, 5);
+    p->name = registry_col_strdup(st, 0);
+    p->title = registry_col_strdup(st, 1);
+    p->description = registry_col_strdup(st, 2);
+    p->kind = registry_col_strdup(st, 3);
+    p->arguments = registry_col_json(st, 4);
+    p->messages = registry_col_json(st, 5);
     p->enabled = (int)store_column_int(st, 6);
 }
 
 int reg_prompts_for_interface(store *db, const char *iface, reg_prompt **out, size_t *n,
                               dbmcp_error *err)
 {
-    return collect_rows(db,
-                        "SELECT p.name, p.title, p.description, p.kind, p.arguments, p.messages,"
-                        " p.enabled FROM dbmcp_prompts p"
-                        " JOIN dbmcp_interface_prompts ip ON ip.prompt = p.name"
-                        " JOIN dbmcp_interfaces i ON i.name = ip.interface"
-                        " WHERE ip.interface = :iface AND p.enabled = 1 AND i.enabled = 1"
-                        " ORDER BY ip.position, p.name",
-                        iface, fill_prompt, sizeof(reg_prompt), (void **)out, n, err);
+    return registry_collect_rows(
+        db,
+        "SELECT p.name, p.title, p.description, p.kind, p.arguments, p.messages,"
+        " p.enabled FROM dbmcp_prompts p"
+        " JOIN dbmcp_interface_prompts ip ON ip.prompt = p.name"
+        " JOIN dbmcp_interfaces i ON i.name = ip.interface"
+        " WHERE ip.interface = :iface AND p.enabled = 1 AND i.enabled = 1"
+        " ORDER BY ip.position, p.name",
+        iface, registry_fill_prompt, sizeof(reg_prompt), (void **)out, n, err);
 }
 
 /* --- resources ---------------------------------------------------------------- */
@@ -269,30 +263,27 @@ int reg_prompts_for_interface(store *db, const char *iface, reg_prompt **out, si
     " OR (substr(ir.uri, -1) = '*' AND substr(" col ", 1, length(ir.uri) - 1) ="                   \
     " substr(ir.uri, 1, length(ir.uri) - 1))))"
 
-static void fill_resource_meta(store_stmt *st, void *slot)
+void registry_fill_resource_meta(store_stmt *st, void *slot)
 {
     reg_resource *r = slot;
-    r->uri = col_strdup(st, 0);
-    r->name = col_strdup(st, 1);
-    r->title = col_strdup(st, 2);
-    r->description = col_strdup(st, 3);
-    r->mime_type = col_strdup(st, 4);
-    r->annotations = col_json(st, 5);
+    r->uri = registry_col_strdup(st, 0);
+    r->name = registry_col_strdup(st, 1);
+    r->title = registry_col_strdup(st, 2);
+    r->description = registry_col_strdup(st, 3);
+    r->mime_type = registry_col_strdup(st, 4);
+    r->annotations = registry_col_json(st, 5);
     r->size = store_column_int(st, 6);
     r->enabled = (int)store_column_int(st, 7);
 }
 
-#define RESOURCE_META_COLUMNS                                                                      \
-    "r.uri, r.name, r.title, r.description, r.mime_type, r.annotations,"                           \
-    " coalesce(length(CAST(r.content_text AS BLOB)), length(r.content_blob)), r.enabled"
-
 int reg_resources_for_interface(store *db, const char *iface, reg_resource **out, size_t *n,
                                 dbmcp_error *err)
 {
-    return collect_rows(db,
-                        "SELECT " RESOURCE_META_COLUMNS " FROM dbmcp_resources r"
-                        " WHERE r.enabled = 1 AND" EXPOSED_BY_IFACE("r.uri") " ORDER BY r.uri",
-                        iface, fill_resource_meta, sizeof(reg_resource), (void **)out, n, err);
+    return registry_collect_rows(
+        db,
+        "SELECT " RESOURCE_META_COLUMNS " FROM dbmcp_resources r"
+        " WHERE r.enabled = 1 AND" EXPOSED_BY_IFACE("r.uri") " ORDER BY r.uri",
+        iface, registry_fill_resource_meta, sizeof(reg_resource), (void **)out, n, err);
 }
 
 int reg_resource_read(store *db, const char *iface, const char *uri, reg_resource *out,
@@ -300,13 +291,14 @@ int reg_resource_read(store *db, const char *iface, const char *uri, reg_resourc
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    int rc = store_prepare(db,
-                           iface ? "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
-                                   " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1"
-                                   " AND" EXPOSED_BY_IFACE("r.uri")
-                                 : "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
-                                   " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1",
-                           &st, err);
+    int rc =
+        store_prepare(db,
+                      iface ? "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
+                              " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1"
+                              " AND" EXPOSED_BY_IFACE("r.uri")
+                            : "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
+                              " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1",
+                      &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":uri", uri);
@@ -314,8 +306,8 @@ int reg_resource_read(store *db, const char *iface, const char *uri, reg_resourc
         store_bind_text(st, ":iface", iface);
     rc = store_step(st, err);
     if (rc == STORE_ROW) {
-        fill_resource_meta(st, out);
-        out->text = col_strdup(st, 8);
+        registry_fill_resource_meta(st, out);
+        out->text = registry_col_strdup(st, 8);
         if (store_column_type(st, 9) == STORE_BLOB) {
             out->blob_size = store_column_bytes(st, 9);
             out->blob = malloc(out->blob_size ? out->blob_size : 1);
@@ -330,29 +322,30 @@ int reg_resource_read(store *db, const char *iface, const char *uri, reg_resourc
     return rc;
 }
 
-static void fill_template(store_stmt *st, void *slot)
+void registry_fill_template(store_stmt *st, void *slot)
 {
     reg_template *t = slot;
-    t->uri_template = col_strdup(st, 0);
-    t->name = col_strdup(st, 1);
-    t->title = col_strdup(st, 2);
-    t->description = col_strdup(st, 3);
-    t->mime_type = col_strdup(st, 4);
-    t->handler_kind = col_strdup(st, 5);
-    t->handler = col_strdup(st, 6);
-    t->completions = col_json(st, 7);
+    t->uri_template = registry_col_strdup(st, 0);
+    t->name = registry_col_strdup(st, 1);
+    t->title = registry_col_strdup(st, 2);
+    t->description = registry_col_strdup(st, 3);
+    t->mime_type = registry_col_strdup(st, 4);
+    t->handler_kind = registry_col_strdup(st, 5);
+    t->handler = registry_col_strdup(st, 6);
+    t->completions = registry_col_json(st, 7);
     t->enabled = (int)store_column_int(st, 8);
 }
 
 int reg_templates_for_interface(store *db, const char *iface, reg_template **out, size_t *n,
                                 dbmcp_error *err)
 {
-    return collect_rows(db,
-                        "SELECT t.uri_template, t.name, t.title, t.description, t.mime_type,"
-                        " t.handler_kind, t.handler, t.completions, t.enabled"
-                        " FROM dbmcp_resource_templates t WHERE t.enabled = 1 AND" EXPOSED_BY_IFACE(
-                            "t.uri_template") " ORDER BY t.uri_template",
-                        iface, fill_template, sizeof(reg_template), (void **)out, n, err);
+    return registry_collect_rows(
+        db,
+        "SELECT t.uri_template, t.name, t.title, t.description, t.mime_type,"
+        " t.handler_kind, t.handler, t.completions, t.enabled"
+        " FROM dbmcp_resource_templates t WHERE t.enabled = 1 AND" EXPOSED_BY_IFACE(
+            "t.uri_template") " ORDER BY t.uri_template",
+        iface, registry_fill_template, sizeof(reg_template), (void **)out, n, err);
 }
 
 int reg_versions_get(store *db, reg_versions *out, dbmcp_error *err)
@@ -384,15 +377,15 @@ char *reg_setting_get(store *db, const char *key)
     if (store_prepare(db, "SELECT value FROM dbmcp_settings WHERE key = :key", &st, &err))
         return NULL;
     store_bind_text(st, ":key", key);
-    char *v = store_step(st, &err) == STORE_ROW ? col_strdup(st, 0) : NULL;
+    char *v = store_step(st, &err) == STORE_ROW ? registry_col_strdup(st, 0) : NULL;
     store_finalize(st);
     return v;
 }
 
 /* --- API keys -------------------------------------------------------------- */
 
-static int exec_bound(store *db, const char *sql, const char *const *names,
-                      const char *const *values, size_t n, dbmcp_error *err)
+int registry_exec_bound(store *db, const char *sql, const char *const *names,
+                        const char *const *values, size_t n, dbmcp_error *err)
 {
     store_stmt *st;
     int rc = store_prepare(db, sql, &st, err);
@@ -412,16 +405,18 @@ int reg_api_key_insert(store *db, const reg_api_key *k, dbmcp_error *err)
         return rc;
     const char *pn[] = {":p"};
     const char *pv[] = {k->principal};
-    rc = exec_bound(db, "INSERT INTO dbmcp_principals (name) VALUES (:p) ON CONFLICT DO NOTHING",
-                    pn, pv, 1, err);
+    rc = registry_exec_bound(
+        db, "INSERT INTO dbmcp_principals (name) VALUES (:p) ON CONFLICT DO NOTHING", pn, pv, 1,
+        err);
     if (!rc) {
         const char *names[] = {":id", ":p", ":h", ":i", ":u", ":a", ":d"};
         const char *values[] = {k->id,      k->principal, k->secret_hash, k->interface,
                                 k->user_id, k->agent_id,  k->description};
-        rc = exec_bound(db,
-                        "INSERT INTO dbmcp_api_keys (id, principal, secret_hash, interface,"
-                        " user_id, agent_id, description) VALUES (:id, :p, :h, :i, :u, :a, :d)",
-                        names, values, 7, err);
+        rc = registry_exec_bound(
+            db,
+            "INSERT INTO dbmcp_api_keys (id, principal, secret_hash, interface,"
+            " user_id, agent_id, description) VALUES (:id, :p, :h, :i, :u, :a, :d)",
+            names, values, 7, err);
     }
     if (!rc)
         rc = store_commit(db, err);
@@ -437,24 +432,24 @@ int reg_api_key_insert(store *db, const reg_api_key *k, dbmcp_error *err)
 static void fill_key(store_stmt *st, void *slot)
 {
     reg_api_key *k = slot;
-    k->id = col_strdup(st, 0);
-    k->principal = col_strdup(st, 1);
-    k->secret_hash = col_strdup(st, 2);
-    k->interface = col_strdup(st, 3);
-    k->user_id = col_strdup(st, 4);
-    k->agent_id = col_strdup(st, 5);
-    k->description = col_strdup(st, 6);
-    k->created_at = col_strdup(st, 7);
-    k->last_used_at = col_strdup(st, 8);
-    k->revoked_at = col_strdup(st, 9);
+    k->id = registry_col_strdup(st, 0);
+    k->principal = registry_col_strdup(st, 1);
+    k->secret_hash = registry_col_strdup(st, 2);
+    k->interface = registry_col_strdup(st, 3);
+    k->user_id = registry_col_strdup(st, 4);
+    k->agent_id = registry_col_strdup(st, 5);
+    k->description = registry_col_strdup(st, 6);
+    k->created_at = registry_col_strdup(st, 7);
+    k->last_used_at = registry_col_strdup(st, 8);
+    k->revoked_at = registry_col_strdup(st, 9);
 }
 
 int reg_api_key_get(store *db, const char *id, reg_api_key *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    int rc = store_prepare(db, "SELECT " KEY_COLUMNS " FROM dbmcp_api_keys WHERE id = :id", &st,
-                           err);
+    int rc =
+        store_prepare(db, "SELECT " KEY_COLUMNS " FROM dbmcp_api_keys WHERE id = :id", &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":id", id);
@@ -471,18 +466,20 @@ int reg_api_key_get(store *db, const char *id, reg_api_key *out, dbmcp_error *er
 
 int reg_api_key_list(store *db, reg_api_key **out, size_t *n, dbmcp_error *err)
 {
-    return collect_rows(db, "SELECT " KEY_COLUMNS " FROM dbmcp_api_keys ORDER BY created_at, id",
-                        NULL, fill_key, sizeof(reg_api_key), (void **)out, n, err);
+    return registry_collect_rows(
+        db, "SELECT " KEY_COLUMNS " FROM dbmcp_api_keys ORDER BY created_at, id", NULL, fill_key,
+        sizeof(reg_api_key), (void **)out, n, err);
 }
 
 int reg_api_key_revoke(store *db, const char *id, dbmcp_error *err)
 {
     const char *names[] = {":id"};
     const char *values[] = {id};
-    int rc = exec_bound(db,
-                        "UPDATE dbmcp_api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ',"
-                        " 'now') WHERE id = :id AND revoked_at IS NULL",
-                        names, values, 1, err);
+    int rc =
+        registry_exec_bound(db,
+                            "UPDATE dbmcp_api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ',"
+                            " 'now') WHERE id = :id AND revoked_at IS NULL",
+                            names, values, 1, err);
     if (rc)
         return rc;
     if (store_changes(db) == 0)
@@ -495,10 +492,11 @@ void reg_api_key_touch(store *db, const char *id)
     dbmcp_error err;
     const char *names[] = {":id"};
     const char *values[] = {id};
-    exec_bound(db,
-               "UPDATE dbmcp_api_keys SET last_used_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-               " WHERE id = :id",
-               names, values, 1, &err);
+    registry_exec_bound(
+        db,
+        "UPDATE dbmcp_api_keys SET last_used_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+        " WHERE id = :id",
+        names, values, 1, &err);
 }
 
 /* --- audit ---------------------------------------------------------------- */
@@ -513,6 +511,7 @@ static void bind_audit(store_stmt *st, const reg_audit_row *r)
     store_bind_text(st, ":call_id", r->call_id);
     store_bind_text(st, ":ts", r->ts);
     store_bind_text(st, ":principal", nz(r->principal));
+    store_bind_text(st, ":key_id", nz(r->key_id));
     store_bind_text(st, ":interface", nz(r->interface));
     store_bind_text(st, ":user_id", nz(r->user_id));
     store_bind_text(st, ":agent_id", nz(r->agent_id));
@@ -543,10 +542,10 @@ int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error
     if (rc)
         return rc;
     rc = store_prepare(db,
-                       "INSERT INTO dbmcp_audit (call_id, ts, principal, interface, user_id,"
+                       "INSERT INTO dbmcp_audit (call_id, ts, principal, key_id, interface, user_id,"
                        " agent_id, client_name, client_version, model, transport, protocol,"
                        " method, target, status, error_class, error_detail, duration_ms,"
-                       " bytes_out, rows_out) VALUES (:call_id, :ts, :principal, :interface,"
+                       " bytes_out, rows_out) VALUES (:call_id, :ts, :principal, :key_id, :interface,"
                        " :user_id, :agent_id, :client_name, :client_version, :model, :transport,"
                        " :protocol, :method, :target, :status, :error_class, :error_detail,"
                        " :duration_ms, :bytes_out, :rows_out)",
@@ -572,7 +571,7 @@ char *reg_resource_stamp(store *db, const char *uri)
     if (store_prepare(db, "SELECT updated_at FROM dbmcp_resources WHERE uri = :uri", &st, &err))
         return NULL;
     store_bind_text(st, ":uri", uri);
-    char *v = store_step(st, &err) == STORE_ROW ? col_strdup(st, 0) : NULL;
+    char *v = store_step(st, &err) == STORE_ROW ? registry_col_strdup(st, 0) : NULL;
     store_finalize(st);
     return v;
 }

@@ -100,6 +100,7 @@ typedef struct reg_audit_row {
     char call_id[40];
     char ts[32];
     char principal[129];
+    char key_id[33];
     char interface[65];
     char user_id[129];
     char agent_id[129];
@@ -193,5 +194,108 @@ typedef void (*reg_audit_row_fn)(void *ctx, const char *const *cols);
 /* Audit rows matching f, oldest first. */
 int reg_audit_list(store *db, const reg_audit_filter *f, reg_audit_row_fn fn, void *ctx,
                    dbmcp_error *err);
+
+/* ==========================================================================
+ * Admin writes (registry_admin.c): the catalog administration the CLI and
+ * the admin UI use. Rows are validated by catalog/ before they get here;
+ * these functions check existence, write the row and its interface
+ * membership in ONE transaction, and leave the database unchanged on any
+ * failure. Missing rows are DBMCP_ENOTFOUND ("no tool named 'x'"), taken
+ * keys DBMCP_EEXISTS ("tool 'x' already exists").
+ * ========================================================================== */
+
+/* The kinds of catalog rows the admin functions address by key (name, URI
+ * or URI template). */
+typedef enum reg_kind {
+    REG_INTERFACE, /* dbmcp_interfaces, by name */
+    REG_TOOL,      /* dbmcp_tools, by name; members of interfaces */
+    REG_PROMPT,    /* dbmcp_prompts, by name; members of interfaces */
+    REG_RESOURCE,  /* dbmcp_resources, by URI; exposed by interfaces */
+    REG_TEMPLATE   /* dbmcp_resource_templates, by URI template; exposed too */
+} reg_kind;
+
+/* A list of names (interfaces). Filled lists own their strings: release
+ * with reg_names_free. Lists passed in are borrowed. */
+typedef struct reg_names {
+    char **v;
+    size_t n;
+} reg_names;
+
+void reg_names_free(reg_names *names);
+/* "interface", "tool", "prompt", "resource" or "resource template". */
+const char *reg_kind_label(reg_kind kind);
+
+/* --- whole-catalog reads (disabled rows included) ------------------------ */
+
+int reg_interface_list_all(store *db, reg_interface **out, size_t *n, dbmcp_error *err);
+int reg_tool_list_all(store *db, reg_tool **out, size_t *n, dbmcp_error *err);
+int reg_prompt_list_all(store *db, reg_prompt **out, size_t *n, dbmcp_error *err);
+/* Metadata and size only (no content). */
+int reg_resource_list_all(store *db, reg_resource **out, size_t *n, dbmcp_error *err);
+int reg_template_list_all(store *db, reg_template **out, size_t *n, dbmcp_error *err);
+
+/* One row by key, enabled or not; DBMCP_ENOTFOUND when missing. */
+int reg_tool_get(store *db, const char *name, reg_tool *out, dbmcp_error *err);
+int reg_prompt_get(store *db, const char *name, reg_prompt *out, dbmcp_error *err);
+/* With content (text or blob). */
+int reg_resource_get(store *db, const char *uri, reg_resource *out, dbmcp_error *err);
+int reg_template_get(store *db, const char *uri_template, reg_template *out, dbmcp_error *err);
+/* created_at and updated_at of a row (malloc'd); DBMCP_ENOTFOUND when missing. */
+int reg_row_stamps(store *db, reg_kind kind, const char *key, char **created_at, char **updated_at,
+                   dbmcp_error *err);
+/* Interfaces a row belongs to, by name: *direct gets those naming it (for
+ * resources and templates: by their exact URI); *by_pattern (may be NULL;
+ * resources and templates only, else left empty) gets those exposing it
+ * only through a 'prefix*' pattern. Interfaces have no membership. */
+int reg_memberships_get(store *db, reg_kind kind, const char *key, reg_names *direct,
+                        reg_names *by_pattern, dbmcp_error *err);
+
+/* --- writes ---------------------------------------------------------------- */
+
+/* Insert a row; interfaces (may be NULL) become its memberships. Every
+ * named interface must exist. */
+int reg_interface_insert(store *db, const reg_interface *row, dbmcp_error *err);
+int reg_tool_insert(store *db, const reg_tool *row, const reg_names *interfaces, dbmcp_error *err);
+int reg_prompt_insert(store *db, const reg_prompt *row, const reg_names *interfaces,
+                      dbmcp_error *err);
+int reg_resource_insert(store *db, const reg_resource *row, const reg_names *interfaces,
+                        dbmcp_error *err);
+int reg_template_insert(store *db, const reg_template *row, const reg_names *interfaces,
+                        dbmcp_error *err);
+
+/* Replace every column of the row keyed `key` (the row's own key must equal
+ * it: renames are not supported) and set updated_at. interfaces NULL keeps
+ * the membership; otherwise it replaces it (positions of interfaces kept
+ * are preserved; new ones go last). */
+int reg_interface_update(store *db, const char *name, const reg_interface *row, dbmcp_error *err);
+int reg_tool_update(store *db, const char *name, const reg_tool *row, const reg_names *interfaces,
+                    dbmcp_error *err);
+int reg_prompt_update(store *db, const char *name, const reg_prompt *row,
+                      const reg_names *interfaces, dbmcp_error *err);
+int reg_resource_update(store *db, const char *uri, const reg_resource *row,
+                        const reg_names *interfaces, dbmcp_error *err);
+int reg_template_update(store *db, const char *uri_template, const reg_template *row,
+                        const reg_names *interfaces, dbmcp_error *err);
+
+/* Set the enabled flag (and updated_at). */
+int reg_set_enabled(store *db, reg_kind kind, const char *key, int enabled, dbmcp_error *err);
+/* Delete a row with its memberships. A prompt or interface still named by
+ * a plan or an API key is refused (DBMCP_EINVAL naming the user). */
+int reg_remove(store *db, reg_kind kind, const char *key, dbmcp_error *err);
+
+/* --- SQL handlers ------------------------------------------------------------ */
+
+/* Called once per parameter of a checked statement with its name as
+ * written (":year"), or NULL for a positional "?". Nonzero stops the check
+ * and becomes its result. */
+typedef int (*reg_sql_param_fn)(const char *param, void *ctx, dbmcp_error *err);
+
+/* Check handler SQL against the read-only connection ro: it must prepare as
+ * one statement, write nothing and return rows. Then each parameter is
+ * passed to fn. Nothing is executed. A statement ro refuses (writes, schema
+ * changes, PRAGMA, transaction control, dbmcp's own tables) is DBMCP_EDENIED
+ * with the reason named. */
+int reg_sql_check_query(store *ro, const char *sql, reg_sql_param_fn fn, void *ctx,
+                        dbmcp_error *err);
 
 #endif

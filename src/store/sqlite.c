@@ -46,6 +46,29 @@ static int fail(store *db, int rc, dbmcp_error *err, const char *what)
                                    "%s: %s", what, msg);
 }
 
+/* The query connection's authorizer: the engine itself refuses what the
+ * agent-facing side must never do, whatever SQL text arrives. Reads of
+ * dbmcp's own tables (dbmcp_*, catalog, keys, audit), writes, schema
+ * changes, ATTACH/DETACH, PRAGMA and transaction control are denied.
+ * (The guarded-query work extends this with a function allowlist.) */
+static int query_authorizer(void *ctx, int action, const char *a, const char *b, const char *db,
+                            const char *trigger)
+{
+    (void)ctx, (void)b, (void)db, (void)trigger;
+    switch (action) {
+    case SQLITE_SELECT:
+    case SQLITE_FUNCTION:
+    case SQLITE_RECURSIVE: return SQLITE_OK;
+    case SQLITE_READ:
+        /* sqlite_master would name the internal tables: schema discovery
+         * reads it through the store, filtered, not through agent SQL. */
+        if (a && (strncmp(a, "dbmcp_", 6) == 0 || strncmp(a, "sqlite_", 7) == 0))
+            return SQLITE_DENY;
+        return SQLITE_OK;
+    default: return SQLITE_DENY;
+    }
+}
+
 int store_open(const char *url, int flags, store **out, dbmcp_error *err)
 {
     *out = NULL;
@@ -82,6 +105,8 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
         store_close(db);
         return rc;
     }
+    if (flags & STORE_READONLY)
+        sqlite3_set_authorizer(db->db, query_authorizer, NULL);
     *out = db;
     return 0;
 }

@@ -7,6 +7,7 @@
  * The statement runs on the read-only query connection and the result is
  * one compact markdown table.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +64,19 @@ static void buf_cell(text_buf *b, const char *s)
     }
 }
 
+static int is_integral(double d)
+{
+    return d == floor(d) && fabs(d) < 9007199254740992.0;
+}
+
 static void bind_argument(store_stmt *st, const char *pname, const json_t *v)
 {
     if (!v || json_is_null(v))
         store_bind_null(st, pname);
     else if (json_is_integer(v))
         store_bind_int(st, pname, json_integer_value(v));
+    else if (json_is_real(v) && is_integral(json_real_value(v)))
+        store_bind_int(st, pname, (int64_t)json_real_value(v)); /* 2024.0 is the integer 2024 */
     else if (json_is_real(v))
         store_bind_double(st, pname, json_real_value(v));
     else if (json_is_boolean(v))

@@ -48,17 +48,17 @@
 #define HTTP_DEFAULT_MAX_BODY ((size_t)4 * 1024 * 1024)
 #define HTTP_DEFAULT_TIMEOUT_S 30
 #define HTTP_DEFAULT_SESSION_IDLE_S 3600
-#define HTTP_MAX_CONNECTIONS 512                  /* libmicrohttpd threads */
-#define HTTP_MAX_CALLS 128                        /* requests inside mcp_handle at once */
-#define HTTP_MAX_SESSIONS 10000                   /* legacy sessions in the table */
+#define HTTP_MAX_CONNECTIONS 512                   /* libmicrohttpd threads */
+#define HTTP_MAX_CALLS 128                         /* requests inside mcp_handle at once */
+#define HTTP_MAX_SESSIONS 10000                    /* legacy sessions in the table */
 #define HTTP_STREAM_MAX_BUFFER (32u * 1024 * 1024) /* unsent bytes before a reader is "gone" */
-#define HTTP_DISCARD_FACTOR 4    /* oversized bodies are read up to this × max_body, then cut */
-#define HTTP_KEEPALIVE_S 15.0    /* SSE comment after this much silence */
-#define HTTP_JSON_GRACE_S 1.0    /* an answer ready this soon, alone, goes out as JSON */
-#define HTTP_POLL_S 1.0          /* how often blocked waits look at the peer and shutdown */
-#define HTTP_DRAIN_S 10.0        /* shutdown: time in-flight requests get before cancel */
-#define HTTP_STREAM_DRAIN_S 3.0  /* shutdown: time streams get to flush their last bytes */
-#define HTTP_SWEEP_S 5.0         /* how often idle sessions are expired */
+#define HTTP_DISCARD_FACTOR 4   /* oversized bodies are read up to this × max_body, then cut */
+#define HTTP_KEEPALIVE_S 15.0   /* SSE comment after this much silence */
+#define HTTP_JSON_GRACE_S 1.0   /* an answer ready this soon, alone, goes out as JSON */
+#define HTTP_POLL_S 1.0         /* how often blocked waits look at the peer and shutdown */
+#define HTTP_DRAIN_S 10.0       /* shutdown: time in-flight requests get before cancel */
+#define HTTP_STREAM_DRAIN_S 3.0 /* shutdown: time streams get to flush their last bytes */
+#define HTTP_SWEEP_S 5.0        /* how often idle sessions are expired */
 #define HTTP_THREAD_STACK ((size_t)1024 * 1024)
 #define HTTP_SSE_BLOCK 16384
 
@@ -94,29 +94,29 @@ struct http_stream {
     int gone;          /* the peer left or stopped reading */
     int cancelled;     /* mcp_session_cancel_all was called for it */
     /* STREAM_CALL */
-    jsonrpc_msg *msg;      /* the request (owned) */
-    mcp_session *session;  /* a reference: per-request (modern) or the legacy session */
-    http_session *entry;   /* legacy table entry (a reference), or NULL; GET streams too */
-    int modern;            /* modern era: stateless, disconnect cancels */
-    int json_ok, sse_ok;   /* what the client's Accept allows */
-    stream_mode mode;      /* chosen by the connection thread */
-    int done;              /* the worker has the final response */
-    json_t *response;      /* the final response until it is sent (owned) */
-    int listening;         /* mcp_handle opened a listen stream (ctx.keep_open) */
+    jsonrpc_msg *msg;     /* the request (owned) */
+    mcp_session *session; /* a reference: per-request (modern) or the legacy session */
+    http_session *entry;  /* legacy table entry (a reference), or NULL; GET streams too */
+    int modern;           /* modern era: stateless, disconnect cancels */
+    int json_ok, sse_ok;  /* what the client's Accept allows */
+    stream_mode mode;     /* chosen by the connection thread */
+    int done;             /* the worker has the final response */
+    json_t *response;     /* the final response until it is sent (owned) */
+    int listening;        /* mcp_handle opened a listen stream (ctx.keep_open) */
     http_stream *prev_active, *next_active; /* daemon's list of running workers */
 };
 
 struct http_session {
-    http_session *next;       /* guarded by table_mu */
-    char *id;                 /* Mcp-Session-Id */
+    http_session *next; /* guarded by table_mu */
+    char *id;           /* Mcp-Session-Id */
     size_t id_len;
-    mcp_session *session;     /* the table's reference; NULL once removed */
-    char key_id[sizeof ((mcp_identity *)0)->key_id]; /* key that created it */
-    int refs;                 /* table + users; guarded by table_mu */
-    int in_table;             /* guarded by table_mu */
-    double last_used;         /* guarded by table_mu */
-    pthread_mutex_t sink_mu;  /* guards get_stream */
-    http_stream *get_stream;  /* the open GET stream, or NULL */
+    mcp_session *session;                           /* the table's reference; NULL once removed */
+    char key_id[sizeof((mcp_identity *)0)->key_id]; /* key that created it */
+    int refs;                                       /* table + users; guarded by table_mu */
+    int in_table;                                   /* guarded by table_mu */
+    double last_used;                               /* guarded by table_mu */
+    pthread_mutex_t sink_mu;                        /* guards get_stream */
+    http_stream *get_stream;                        /* the open GET stream, or NULL */
 };
 
 struct http_daemon {
@@ -127,11 +127,12 @@ struct http_daemon {
     size_t max_body;
     unsigned timeout_s;
     int session_idle_s;
-    int loopback;                       /* bound to a loopback address */
-    char bind_host[INET6_ADDRSTRLEN + 2]; /* "127.0.0.1" or "[::1]" */
+    int loopback;                          /* bound to a loopback address */
+    char bind_host[INET6_ADDRSTRLEN + 2];  /* "127.0.0.1" or "[::1]" */
     char authority[INET6_ADDRSTRLEN + 10]; /* "HOST:PORT" once bound */
-    struct sockaddr_storage addr;       /* where to listen */
+    struct sockaddr_storage addr;          /* where to listen */
     int ipv6;
+    unsigned port; /* as configured; 0 = any */
     struct MHD_Daemon *mhd;
     atomic_int stopping; /* a signal came: refuse new work, end GET streams */
     atomic_int aborting; /* the drain time is over: cut everything */
@@ -148,8 +149,8 @@ struct http_daemon {
 
 /* Per-request state handed to libmicrohttpd as con_cls. */
 typedef struct http_request {
-    int responded;       /* a reply is queued; ignore further calls */
-    char *body;          /* the POST body so far */
+    int responded; /* a reply is queued; ignore further calls */
+    char *body;    /* the POST body so far */
     size_t len, cap;
     int too_big;         /* over max_body: discarding */
     size_t discarded;    /* bytes thrown away while too_big */
@@ -221,8 +222,7 @@ static int header_view(struct MHD_Connection *c, const char *name, const char **
 }
 
 /* Copy a trimmed header into buf; NULL when absent or longer than buf. */
-static const char *header_copy(struct MHD_Connection *c, const char *name, char *buf,
-                               size_t size)
+static const char *header_copy(struct MHD_Connection *c, const char *name, char *buf, size_t size)
 {
     const char *v;
     size_t n;
@@ -293,8 +293,7 @@ static int bind_split(const char *spec, char *host, size_t host_size, const char
         } else {
             if (memchr(spec, ':', (size_t)(colon - spec)))
                 return dbmcp_error_set(err, DBMCP_EINVAL,
-                                       "bind '%s': IPv6 addresses need brackets: [::1]:PORT",
-                                       spec);
+                                       "bind '%s': IPv6 addresses need brackets: [::1]:PORT", spec);
             if (colon > spec) {
                 h = spec;
                 hn = (size_t)(colon - spec);
@@ -366,6 +365,7 @@ static int bind_resolve(http_daemon *hd, const char *spec, dbmcp_error *err)
         snprintf(hd->bind_host, sizeof hd->bind_host, "%s", text);
     }
     hd->loopback = addr_is_loopback((struct sockaddr *)&hd->addr);
+    hd->port = port;
     return 0;
 }
 
@@ -559,8 +559,8 @@ static json_t *rpc_error(json_t *id, int code, const char *message, json_t *data
     return e;
 }
 
-static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status, json_t *id,
-                                   int code, const char *message, const char *const *headers)
+static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status, json_t *id, int code,
+                                   const char *message, const char *const *headers)
 {
     return reply_json(c, status, rpc_error(id, code, message, NULL), headers);
 }
@@ -786,6 +786,9 @@ static int peer_alive(int fd)
     return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
 }
 
+/* stream_next_locked's answer when the client closed its end. */
+#define STREAM_PEER_CLOSED ((ssize_t)-100)
+
 /* The body of stream_reader: block until there are bytes, the end, or the
  * peer vanished; emit keep-alive comments meanwhile. */
 static ssize_t stream_next_locked(http_stream *st, char *buf, size_t max)
@@ -814,7 +817,7 @@ static ssize_t stream_next_locked(http_stream *st, char *buf, size_t max)
         }
         if (now - last_probe >= HTTP_POLL_S) {
             if (!peer_alive(st->fd))
-                return MHD_CONTENT_READER_END_WITH_ERROR;
+                return STREAM_PEER_CLOSED;
             last_probe = now;
         }
         cond_wait_for(&st->cond, &st->mu, HTTP_POLL_S);
@@ -829,6 +832,11 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
     pthread_mutex_lock(&st->mu);
     ssize_t n = stream_next_locked(st, buf, max);
     pthread_mutex_unlock(&st->mu);
+    if (n == STREAM_PEER_CLOSED) {
+        /* An orderly end towards a closed socket: nothing to report. */
+        stream_lost(st);
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    }
     if (n == MHD_CONTENT_READER_END_WITH_ERROR)
         stream_lost(st);
     else if (n == MHD_CONTENT_READER_END_OF_STREAM)
@@ -1160,8 +1168,7 @@ static enum MHD_Result call_reply(http_daemon *hd, struct MHD_Connection *c, htt
         int events = st->len > 0;
         if (st->done && !events && (st->json_ok || !st->sse_ok))
             return call_reply_json(c, st);
-        if (st->sse_ok &&
-            (st->done || events || st->listening || now - start >= HTTP_JSON_GRACE_S))
+        if (st->sse_ok && (st->done || events || st->listening || now - start >= HTTP_JSON_GRACE_S))
             return call_reply_sse(hd, c, st);
         if (st->gone || atomic_load(&hd->aborting))
             break;
@@ -1182,9 +1189,9 @@ static enum MHD_Result call_reply(http_daemon *hd, struct MHD_Connection *c, htt
 
 /* Run a request on a worker and answer it. Takes ownership of msg, the
  * session reference and the entry reference. */
-static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c,
-                                     http_request *req, jsonrpc_msg *msg, mcp_session *s,
-                                     http_session *entry, int modern)
+static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c, http_request *req,
+                                     jsonrpc_msg *msg, mcp_session *s, http_session *entry,
+                                     int modern)
 {
     http_stream *st = stream_new(hd, STREAM_CALL, c);
     if (!st) {
@@ -1208,8 +1215,8 @@ static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c,
 }
 
 /* Notifications and responses: handled on the connection thread, 202. */
-static enum MHD_Result handle_accepted(http_daemon *hd, struct MHD_Connection *c,
-                                       jsonrpc_msg *msg, mcp_session *s)
+static enum MHD_Result handle_accepted(http_daemon *hd, struct MHD_Connection *c, jsonrpc_msg *msg,
+                                       mcp_session *s)
 {
     mcp_call_ctx ctx = {0};
     ctx.transport = "http";
@@ -1250,8 +1257,9 @@ static int mcp_name_matches(const char *v, size_t n, const char *body, size_t bo
     unsigned char *bin = malloc(b64_len + 1);
     size_t bin_len = 0;
     const char *b64_end = NULL;
-    int ok = bin && sodium_base642bin(bin, b64_len + 1, b64, b64_len, NULL, &bin_len, &b64_end,
-                                      sodium_base64_VARIANT_ORIGINAL) == 0 &&
+    int ok = bin &&
+             sodium_base642bin(bin, b64_len + 1, b64, b64_len, NULL, &bin_len, &b64_end,
+                               sodium_base64_VARIANT_ORIGINAL) == 0 &&
              b64_end == b64 + b64_len && bin_len == body_len && memcmp(bin, body, body_len) == 0;
     free(bin);
     return ok;
@@ -1269,8 +1277,7 @@ static const char *check_mcp_name(struct MHD_Connection *c, const jsonrpc_msg *m
     size_t n;
     int present = header_view(c, "Mcp-Name", &v, &n);
     if (!json_is_string(value))
-        return present ? "Header mismatch: Mcp-Name header present but the body has no name"
-                       : NULL;
+        return present ? "Header mismatch: Mcp-Name header present but the body has no name" : NULL;
     if (!present)
         return "Header mismatch: Mcp-Name header is required";
     if (!header_chars_valid(v, n))
@@ -1311,8 +1318,8 @@ static const char *check_method_headers(struct MHD_Connection *c, const jsonrpc_
  * server says it speaks. */
 static json_t *unsupported_version_data(const char *requested)
 {
-    static const char *const known[] = {MCP_MODERN, MCP_LATEST_LEGACY, "2025-06-18",
-                                        "2025-03-26", "2024-11-05"};
+    static const char *const known[] = {MCP_MODERN, MCP_LATEST_LEGACY, "2025-06-18", "2025-03-26",
+                                        "2024-11-05"};
     json_t *supported = json_array();
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (mcp_version_supported(known[i]))
@@ -1346,14 +1353,12 @@ static enum MHD_Result post_modern(http_daemon *hd, struct MHD_Connection *c, ht
     if (why)
         return reply_modern_error(c, msg, MCP_HEADER_MISMATCH, why, NULL);
     if (!mcp_version_supported(version))
-        return reply_modern_error(c, msg, MCP_UNSUPPORTED_VERSION,
-                                  "Unsupported protocol version",
+        return reply_modern_error(c, msg, MCP_UNSUPPORTED_VERSION, "Unsupported protocol version",
                                   unsupported_version_data(version));
     if (is_request && !modern_meta_valid(msg))
-        return reply_modern_error(c, msg, JSONRPC_INVALID_PARAMS,
-                                  "Invalid params: _meta[\"" MCP_META_CLIENT_CAPS
-                                  "\"] must be an object",
-                                  NULL);
+        return reply_modern_error(
+            c, msg, JSONRPC_INVALID_PARAMS,
+            "Invalid params: _meta[\"" MCP_META_CLIENT_CAPS "\"] must be an object", NULL);
     why = is_request ? check_method_headers(c, msg) : NULL;
     if (why)
         return reply_modern_error(c, msg, MCP_HEADER_MISMATCH, why, NULL);
@@ -1385,7 +1390,7 @@ static int looks_modern(struct MHD_Connection *c, const jsonrpc_msg *msg)
     }
     json_t *meta = msg->params ? json_object_get(msg->params, "_meta") : NULL;
     return json_is_object(meta) && (json_object_get(meta, MCP_META_PROTOCOL) ||
-                                     json_object_get(meta, MCP_META_CLIENT_CAPS));
+                                    json_object_get(meta, MCP_META_CLIENT_CAPS));
 }
 
 /* --- legacy era ---------------------------------------------------------- */
@@ -1498,8 +1503,7 @@ static enum MHD_Result post_message(http_daemon *hd, struct MHD_Connection *c, h
         return post_modern(hd, c, req, msg, version);
     if (msg->kind == JSONRPC_REQUEST && looks_modern(c, msg))
         return reply_modern_error(c, msg, JSONRPC_INVALID_PARAMS,
-                                  "Invalid params: _meta[\"" MCP_META_PROTOCOL
-                                  "\"] is required",
+                                  "Invalid params: _meta[\"" MCP_META_PROTOCOL "\"] is required",
                                   NULL);
     return post_legacy(hd, c, req, msg);
 }
@@ -1516,8 +1520,7 @@ static int modern_header_present(struct MHD_Connection *c)
 }
 
 /* GET /mcp: the legacy session's stream for messages outside requests. */
-static enum MHD_Result get_stream_open(http_daemon *hd, struct MHD_Connection *c,
-                                       http_request *req)
+static enum MHD_Result get_stream_open(http_daemon *hd, struct MHD_Connection *c, http_request *req)
 {
     if (modern_header_present(c))
         return reply_method_not_allowed(c, "POST");
@@ -1557,8 +1560,7 @@ static void get_stream_detach(http_stream *st)
     pthread_mutex_unlock(&e->sink_mu);
 }
 
-static enum MHD_Result session_delete(http_daemon *hd, struct MHD_Connection *c,
-                                      http_request *req)
+static enum MHD_Result session_delete(http_daemon *hd, struct MHD_Connection *c, http_request *req)
 {
     if (modern_header_present(c))
         return reply_method_not_allowed(c, "POST");
@@ -1644,8 +1646,7 @@ static enum MHD_Result route_mcp(http_daemon *hd, struct MHD_Connection *c, cons
         return session_delete(hd, c, req);
     if (!req->json_ok && !req->sse_ok)
         return reply_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, JSONRPC_INVALID_REQUEST,
-                           "Not Acceptable: accept application/json or text/event-stream",
-                           NULL);
+                           "Not Acceptable: accept application/json or text/event-stream", NULL);
     if (body_too_long(hd, c))
         return reply_too_large(c);
     req->responded = 0; /* wait for the body */
@@ -1674,15 +1675,13 @@ static enum MHD_Result on_headers(http_daemon *hd, struct MHD_Connection *c, con
         return strcmp(method, "GET") == 0 ? reply_resource_metadata(hd, c)
                                           : reply_method_not_allowed(c, "GET");
     if (strcmp(url, "/mcp") != 0)
-        return reply_error(c, MHD_HTTP_NOT_FOUND, NULL, JSONRPC_INVALID_REQUEST, "Not Found",
-                           NULL);
+        return reply_error(c, MHD_HTTP_NOT_FOUND, NULL, JSONRPC_INVALID_REQUEST, "Not Found", NULL);
     return route_mcp(hd, c, method, req);
 }
 
 /* Collect body bytes up to max_body; beyond it, discard (and finally cut
  * the connection of a client that keeps sending). */
-static enum MHD_Result body_append(http_daemon *hd, http_request *req, const char *data,
-                                   size_t n)
+static enum MHD_Result body_append(http_daemon *hd, http_request *req, const char *data, size_t n)
 {
     if (req->too_big) {
         req->discarded += n;
@@ -1712,8 +1711,8 @@ static enum MHD_Result body_append(http_daemon *hd, http_request *req, const cha
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_size, void **con_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_size, void **con_cls)
 {
     http_daemon *hd = cls;
     http_request *req = *con_cls;
@@ -1842,7 +1841,8 @@ static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config 
     hd->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
     hd->timeout_s =
         (unsigned)(cfg->request_timeout_s > 0 ? cfg->request_timeout_s : HTTP_DEFAULT_TIMEOUT_S);
-    hd->session_idle_s = cfg->session_idle_s > 0 ? cfg->session_idle_s : HTTP_DEFAULT_SESSION_IDLE_S;
+    hd->session_idle_s =
+        cfg->session_idle_s > 0 ? cfg->session_idle_s : HTTP_DEFAULT_SESSION_IDLE_S;
     int rc = bind_resolve(hd, cfg->bind, err);
     if (rc != 0)
         return rc;
@@ -1862,14 +1862,14 @@ static int daemon_start(http_daemon *hd, dbmcp_error *err)
     if (hd->ipv6)
         flags |= MHD_USE_IPv6;
     hd->mhd = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, hd, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
-        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&hd->addr, MHD_OPTION_CONNECTION_TIMEOUT,
-        hd->timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, hd, MHD_OPTION_THREAD_STACK_SIZE,
-        HTTP_THREAD_STACK, MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_END);
+        flags, (uint16_t)hd->port, NULL, NULL, on_request, hd, MHD_OPTION_EXTERNAL_LOGGER,
+        on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&hd->addr,
+        MHD_OPTION_CONNECTION_TIMEOUT, hd->timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_NOTIFY_COMPLETED, on_completed, hd,
+        MHD_OPTION_THREAD_STACK_SIZE, HTTP_THREAD_STACK, MHD_OPTION_END);
     if (!hd->mhd)
-        return dbmcp_error_set(err, DBMCP_EIO, "http: cannot listen on %s (in use?)",
-                               hd->bind_host);
+        return dbmcp_error_set(err, DBMCP_EIO, "http: cannot listen on %s:%u", hd->bind_host,
+                               hd->port);
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(hd->mhd, MHD_DAEMON_INFO_BIND_PORT);
     unsigned port = info ? info->port : 0;
     snprintf(hd->authority, sizeof hd->authority, "%s:%u", hd->bind_host, port);

@@ -78,9 +78,9 @@
 #include "mcp/server.h"
 
 typedef struct http_config {
-    const char *bind;              /* "HOST:PORT"; HOST 127.0.0.1 by default; IPv6 "[::1]:PORT";
-                                      PORT 0 picks a free port */
-    int no_auth;                   /* accepted only with a loopback bind (http_serve refuses otherwise) */
+    const char *bind; /* "HOST:PORT"; HOST 127.0.0.1 by default; IPv6 "[::1]:PORT";
+                         PORT 0 picks a free port */
+    int no_auth;      /* accepted only with a loopback bind (http_serve refuses otherwise) */
     const mcp_identity *anonymous; /* identity used with no_auth (required then) */
     const char **allowed_origins;  /* NULL-terminated extra allowed Origin values (exact, case-
                                       insensitive); NULL = only loopback origins */

@@ -4,6 +4,7 @@
 #include "transport/stdio.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,23 @@ static ssize_t read_line(FILE *in, char **buf, size_t *cap)
     return n > JSONRPC_MAX_MESSAGE ? -2 : n;
 }
 
+static void on_stop_signal(int sig)
+{
+    (void)sig; /* only interrupts the blocking read; the loop then ends */
+}
+
+/* SIGTERM and SIGINT end the read loop (no SA_RESTART), so in-flight
+ * requests finish and their audit rows are written before exit. */
+static void install_stop_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
 int stdio_serve(mcp_server *srv, const mcp_identity *id, FILE *in, FILE *out, dbmcp_error *err)
 {
     stdio_conn c;
@@ -151,6 +169,7 @@ int stdio_serve(mcp_server *srv, const mcp_identity *id, FILE *in, FILE *out, db
     if (!c.session)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     mcp_session_set_sink(c.session, (mcp_sink){write_line, &c});
+    install_stop_handlers();
     log_msg(LOG_INFO, "stdio", "serving interface %s as %s", id->interface, id->principal);
 
     char *line = NULL;

@@ -12,7 +12,7 @@ INSERT INTO dbmcp_tools (name, title, description, input_schema, annotations, ha
  '{"readOnlyHint":true,"idempotentHint":true,"openWorldHint":false}',
  'builtin', 'echo'),
 ('server_info', 'Server information',
- 'Describe this dbmcp server: version, protocol revisions, your interface, and how many tools, prompts and resources you can use.',
+ 'Describe this dbmcp server (name, version) and who you are to it: your interface, principal and protocol revision.',
  '{"type":"object","properties":{},"additionalProperties":false}',
  '{"readOnlyHint":true,"idempotentHint":true,"openWorldHint":false}',
  'builtin', 'server_info');
@@ -25,5 +25,4 @@ INSERT INTO dbmcp_settings (key, value, description) VALUES
 ('server.page_size', '50', 'Items per page in tools/list, prompts/list, resources/list'),
 ('server.list_ttl_ms', '60000', 'ttlMs announced on modern list results (how long clients may cache them)'),
 ('audit.flush_ms', '200', 'How often queued audit rows are written (milliseconds)'),
-('audit.sql_text', 'off', 'Record SQL text of query tools in dbmcp_audit.sql_text (on/off)'),
 ('http.max_body', '4194304', 'Largest accepted HTTP request body in bytes (413 above)');

@@ -104,7 +104,7 @@ CREATE TABLE dbmcp_resource_templates (
     mime_type    TEXT NOT NULL DEFAULT 'text/plain',
     handler_kind TEXT NOT NULL CHECK (handler_kind IN ('builtin', 'sql')),
     handler      TEXT NOT NULL,
-    completions  TEXT CHECK (completions IS NULL OR json_valid(completions)), -- {"var":"SELECT … WHERE … LIKE :prefix || '%'"} or {"var":["a","b"]}
+    completions  TEXT CHECK (completions IS NULL OR json_valid(completions)), -- {"var": ["value", …]} for completion/complete
     enabled      INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
     created_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     updated_at   TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
@@ -184,6 +184,7 @@ CREATE TABLE dbmcp_audit (
     call_id        TEXT NOT NULL,
     ts             TEXT NOT NULL,    -- start, UTC ISO-8601 with milliseconds
     principal      TEXT,
+    key_id         TEXT,             -- API key used (HTTP), NULL for stdio/CLI
     interface      TEXT,
     user_id        TEXT,
     agent_id       TEXT,
@@ -217,6 +218,7 @@ CREATE TRIGGER dbmcp_prompts_ai AFTER INSERT ON dbmcp_prompts BEGIN UPDATE dbmcp
 CREATE TRIGGER dbmcp_prompts_au AFTER UPDATE ON dbmcp_prompts BEGIN UPDATE dbmcp_catalog_version SET prompts_version = prompts_version + 1; END;
 CREATE TRIGGER dbmcp_prompts_ad AFTER DELETE ON dbmcp_prompts BEGIN UPDATE dbmcp_catalog_version SET prompts_version = prompts_version + 1; END;
 CREATE TRIGGER dbmcp_iprompts_ai AFTER INSERT ON dbmcp_interface_prompts BEGIN UPDATE dbmcp_catalog_version SET prompts_version = prompts_version + 1; END;
+CREATE TRIGGER dbmcp_iprompts_au AFTER UPDATE ON dbmcp_interface_prompts BEGIN UPDATE dbmcp_catalog_version SET prompts_version = prompts_version + 1; END;
 CREATE TRIGGER dbmcp_iprompts_ad AFTER DELETE ON dbmcp_interface_prompts BEGIN UPDATE dbmcp_catalog_version SET prompts_version = prompts_version + 1; END;
 CREATE TRIGGER dbmcp_resources_ai AFTER INSERT ON dbmcp_resources BEGIN UPDATE dbmcp_catalog_version SET resources_version = resources_version + 1; END;
 CREATE TRIGGER dbmcp_resources_au AFTER UPDATE ON dbmcp_resources BEGIN UPDATE dbmcp_catalog_version SET resources_version = resources_version + 1; END;
@@ -225,5 +227,15 @@ CREATE TRIGGER dbmcp_rtemplates_ai AFTER INSERT ON dbmcp_resource_templates BEGI
 CREATE TRIGGER dbmcp_rtemplates_au AFTER UPDATE ON dbmcp_resource_templates BEGIN UPDATE dbmcp_catalog_version SET resources_version = resources_version + 1; END;
 CREATE TRIGGER dbmcp_rtemplates_ad AFTER DELETE ON dbmcp_resource_templates BEGIN UPDATE dbmcp_catalog_version SET resources_version = resources_version + 1; END;
 CREATE TRIGGER dbmcp_iresources_ai AFTER INSERT ON dbmcp_interface_resources BEGIN UPDATE dbmcp_catalog_version SET resources_version = resources_version + 1; END;
+CREATE TRIGGER dbmcp_iresources_au AFTER UPDATE ON dbmcp_interface_resources BEGIN UPDATE dbmcp_catalog_version SET resources_version = resources_version + 1; END;
 CREATE TRIGGER dbmcp_iresources_ad AFTER DELETE ON dbmcp_interface_resources BEGIN UPDATE dbmcp_catalog_version SET resources_version = resources_version + 1; END;
+
+-- A resource edited with plain SQL gets a new updated_at, so subscribers
+-- are told (notifications/resources/updated). Recursive triggers are off:
+-- this UPDATE does not fire the trigger again.
+CREATE TRIGGER dbmcp_resources_touch AFTER UPDATE ON dbmcp_resources
+WHEN NEW.updated_at IS OLD.updated_at
+BEGIN
+    UPDATE dbmcp_resources SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE uri = NEW.uri;
+END;
 CREATE TRIGGER dbmcp_interfaces_au AFTER UPDATE ON dbmcp_interfaces BEGIN UPDATE dbmcp_catalog_version SET tools_version = tools_version + 1, prompts_version = prompts_version + 1, resources_version = resources_version + 1; END;

@@ -1,0 +1,54 @@
+/*
+ * registry_internal.h — helpers shared by registry.c (read path) and
+ * registry_admin.c (admin writes). Private to store/: nothing above the
+ * store layer includes this file.
+ *
+ * Ownership: column helpers return new memory (free / json_decref); the
+ * collect and fill helpers fill structs that own their strings, released
+ * with the registry.h *_free functions.
+ */
+#ifndef DBMCP_STORE_REGISTRY_INTERNAL_H
+#define DBMCP_STORE_REGISTRY_INTERNAL_H
+
+#include "store/registry.h"
+
+/* Columns read by registry_fill_tool, for a query aliasing dbmcp_tools as t. */
+#define TOOL_COLUMNS                                                                               \
+    "t.name, t.title, t.description, t.input_schema, t.output_schema, t.annotations,"              \
+    " t.handler_kind, t.handler, t.enabled"
+
+/* Columns read by registry_fill_resource_meta, for dbmcp_resources as r. */
+#define RESOURCE_META_COLUMNS                                                                      \
+    "r.uri, r.name, r.title, r.description, r.mime_type, r.annotations,"                           \
+    " coalesce(length(CAST(r.content_text AS BLOB)), length(r.content_blob)), r.enabled"
+
+/* A malloc'd copy of column i, or NULL for SQL NULL. */
+char *registry_col_strdup(store_stmt *st, int i);
+/* Column i parsed as JSON (new reference), or NULL for SQL NULL. */
+json_t *registry_col_json(store_stmt *st, int i);
+/* Grow *arr (of elem_size) to hold one more element; returns the new slot
+ * zeroed, or NULL on allocation failure. */
+void *registry_grow(void **arr, size_t *n, size_t *cap, size_t elem_size);
+
+/* Fills one array slot from the current row. */
+typedef void (*registry_row_fill_fn)(store_stmt *st, void *slot);
+
+/* Run sql (with :iface bound when iface is not NULL), calling fill() per row
+ * into a new array of elem_size in *out / *n. */
+int registry_collect_rows(store *db, const char *sql, const char *iface, registry_row_fill_fn fill,
+                          size_t elem_size, void **out, size_t *n, dbmcp_error *err);
+
+/* Row fillers for TOOL_COLUMNS, the prompt columns (name, title,
+ * description, kind, arguments, messages, enabled), RESOURCE_META_COLUMNS
+ * and the template columns (uri_template, name, title, description,
+ * mime_type, handler_kind, handler, completions, enabled). */
+void registry_fill_tool(store_stmt *st, void *slot);
+void registry_fill_prompt(store_stmt *st, void *slot);
+void registry_fill_resource_meta(store_stmt *st, void *slot);
+void registry_fill_template(store_stmt *st, void *slot);
+
+/* Prepare sql, bind n text values by name, step once. */
+int registry_exec_bound(store *db, const char *sql, const char *const *names,
+                        const char *const *values, size_t n, dbmcp_error *err);
+
+#endif

@@ -21,17 +21,17 @@
 #include "store/registry.h"
 
 typedef struct catalog_snapshot {
-    int refs;                /* atomic reference count */
-    reg_interface iface;     /* the interface row */
-    reg_tool *tools;         /* listed tools, in tools/list order */
+    int refs;            /* atomic reference count */
+    reg_interface iface; /* the interface row */
+    reg_tool *tools;     /* listed tools, in tools/list order */
     size_t n_tools;
-    reg_prompt *prompts;     /* in prompts/list order */
+    reg_prompt *prompts; /* in prompts/list order */
     size_t n_prompts;
     reg_resource *resources; /* metadata only, by URI */
     size_t n_resources;
     reg_template *templates; /* by URI template */
     size_t n_templates;
-    reg_versions versions;   /* catalog versions this snapshot reflects */
+    reg_versions versions; /* catalog versions this snapshot reflects */
 } catalog_snapshot;
 
 /* --- snapshots ---------------------------------------------------------- */
@@ -84,7 +84,6 @@ int catalog_validate_template(const reg_template *t, dbmcp_error *err);
  * strings (may be NULL). A missing required argument, an undeclared
  * argument or a non-string value is DBMCP_EINVAL naming it. Returns a new
  * messages array in *out. */
-int catalog_prompt_render(const reg_prompt *p, const json_t *args, json_t **out,
-                          dbmcp_error *err);
+int catalog_prompt_render(const reg_prompt *p, const json_t *args, json_t **out, dbmcp_error *err);
 
 #endif

@@ -184,6 +184,17 @@ static char *percent_decode(const char *p, size_t len)
     return out;
 }
 
+/* Length percent_decode produces for [p, p+len). */
+static size_t decoded_length(const char *p, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++, n++)
+        if (p[i] == '%' && i + 2 < len && hexval((unsigned char)p[i + 1]) >= 0 &&
+            hexval((unsigned char)p[i + 2]) >= 0)
+            i += 2;
+    return n;
+}
+
 /* Match uri against a level-1 template: literal text must match exactly;
  * each {var} takes the shortest run up to the next literal character (or to
  * the end), and never spans '/' unless it is the last expression. */
@@ -216,11 +227,17 @@ static int template_match(const char *tpl, const char *uri, json_t *vars)
             end = uri + strlen(uri);
         if (end == uri)
             return 0;
-        char *value = percent_decode(uri, (size_t)(end - uri));
+        size_t raw_len = (size_t)(end - uri);
+        char *value = percent_decode(uri, raw_len);
         if (!value)
             return 0;
-        json_object_set_new(vars, name, json_string(value));
+        /* A decoded NUL would cut the value short, invalid UTF-8 cannot be
+         * a JSON string: such a URI matches no template. */
+        json_t *decoded = strlen(value) == decoded_length(uri, raw_len) ? json_string(value) : NULL;
         free(value);
+        if (!decoded)
+            return 0;
+        json_object_set_new(vars, name, decoded);
         uri = end;
     }
     return *uri == '\0';

@@ -22,15 +22,15 @@ int catalog_validate_name(const char *kind, const char *name, dbmcp_error *err)
         int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                  c == '_' || c == '-' || c == '.';
         if (!ok)
-            return dbmcp_error_set(err, DBMCP_EINVAL,
-                                   "%s name '%s' may only contain letters, digits, '_', '-' and '.'",
-                                   kind, name);
+            return dbmcp_error_set(
+                err, DBMCP_EINVAL,
+                "%s name '%s' may only contain letters, digits, '_', '-' and '.'", kind, name);
     }
     return 0;
 }
 
-static const char *known_hints[] = {"title", "readOnlyHint", "destructiveHint", "idempotentHint",
-                                    "openWorldHint", NULL};
+static const char *known_hints[] = {"title",          "readOnlyHint",  "destructiveHint",
+                                    "idempotentHint", "openWorldHint", NULL};
 
 static int validate_annotations(const json_t *a, dbmcp_error *err)
 {
@@ -40,8 +40,7 @@ static int validate_annotations(const json_t *a, dbmcp_error *err)
         return dbmcp_error_set(err, DBMCP_EINVAL, "annotations must be a JSON object");
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)a, key, v)
-    {
+    json_object_foreach ((json_t *)a, key, v) {
         int known = 0;
         for (int i = 0; known_hints[i]; i++)
             known |= strcmp(key, known_hints[i]) == 0;
@@ -88,8 +87,7 @@ static const json_t *find_argument(const json_t *arguments, const char *name, si
 {
     size_t i;
     json_t *a;
-    json_array_foreach(arguments, i, a)
-    {
+    json_array_foreach (arguments, i, a) {
         const char *n = json_string_value(json_object_get(a, "name"));
         if (n && strlen(n) == len && strncmp(n, name, len) == 0)
             return a;
@@ -150,11 +148,15 @@ static int check_strings(const json_t *v, declared_check *c, dbmcp_error *err, i
     if (json_is_object(v)) {
         const char *k;
         json_t *x;
-        json_object_foreach((json_t *)v, k, x) if (!rc) rc = check_strings(x, c, err, depth + 1);
+        json_object_foreach ((json_t *)v, k, x)
+            if (!rc)
+                rc = check_strings(x, c, err, depth + 1);
     } else if (json_is_array(v)) {
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) if (!rc) rc = check_strings(x, c, err, depth + 1);
+        json_array_foreach (v, i, x)
+            if (!rc)
+                rc = check_strings(x, c, err, depth + 1);
     }
     return rc;
 }
@@ -166,13 +168,14 @@ static int validate_prompt_arguments(const reg_prompt *p, dbmcp_error *err)
                                p->name);
     size_t i;
     json_t *a;
-    json_array_foreach(p->arguments, i, a)
-    {
+    json_array_foreach (p->arguments, i, a) {
         const char *n = json_string_value(json_object_get(a, "name"));
         json_t *req = json_object_get(a, "required");
         if (!json_is_object(a) || !n || !*n)
             return dbmcp_error_set(err, DBMCP_EINVAL,
                                    "prompt '%s': argument %zu needs a string \"name\"", p->name, i);
+        if (catalog_validate_name("prompt argument", n, err))
+            return dbmcp_error_prefix(err, p->name);
         if (req && !json_is_boolean(req))
             return dbmcp_error_set(err, DBMCP_EINVAL,
                                    "prompt '%s': argument '%s': \"required\" must be a boolean",
@@ -197,12 +200,11 @@ int catalog_validate_prompt(const reg_prompt *p, dbmcp_error *err)
     if ((rc = validate_prompt_arguments(p, err)))
         return rc;
     if (!json_is_array(p->messages) || json_array_size(p->messages) == 0)
-        return dbmcp_error_set(err, DBMCP_EINVAL,
-                               "prompt '%s': messages must be a non-empty array", p->name);
+        return dbmcp_error_set(err, DBMCP_EINVAL, "prompt '%s': messages must be a non-empty array",
+                               p->name);
     size_t i;
     json_t *m;
-    json_array_foreach(p->messages, i, m)
-    {
+    json_array_foreach (p->messages, i, m) {
         const char *role = json_string_value(json_object_get(m, "role"));
         json_t *content = json_object_get(m, "content");
         if (!role || (strcmp(role, "user") && strcmp(role, "assistant")))
@@ -210,9 +212,9 @@ int catalog_validate_prompt(const reg_prompt *p, dbmcp_error *err)
                                    "prompt '%s': message %zu: role must be user or assistant",
                                    p->name, i);
         if (!json_is_object(content) || !json_is_string(json_object_get(content, "type")))
-            return dbmcp_error_set(err, DBMCP_EINVAL,
-                                   "prompt '%s': message %zu: content must be an object with a type",
-                                   p->name, i);
+            return dbmcp_error_set(
+                err, DBMCP_EINVAL,
+                "prompt '%s': message %zu: content must be an object with a type", p->name, i);
         declared_check c = {p->arguments, p->name, err};
         if ((rc = check_strings(content, &c, err, 0)))
             return rc;
@@ -233,8 +235,8 @@ static int validate_annotations_resource(const json_t *a, dbmcp_error *err)
     json_t *mod = json_object_get(a, "lastModified");
     if (aud && !json_is_array(aud))
         return dbmcp_error_set(err, DBMCP_EINVAL, "annotations.audience must be an array");
-    if (prio && (!json_is_number(prio) || json_number_value(prio) < 0 ||
-                 json_number_value(prio) > 1))
+    if (prio &&
+        (!json_is_number(prio) || json_number_value(prio) < 0 || json_number_value(prio) > 1))
         return dbmcp_error_set(err, DBMCP_EINVAL, "annotations.priority must be a number in 0..1");
     if (mod && !json_is_string(mod))
         return dbmcp_error_set(err, DBMCP_EINVAL, "annotations.lastModified must be a string");
@@ -244,14 +246,15 @@ static int validate_annotations_resource(const json_t *a, dbmcp_error *err)
 int catalog_validate_resource(const reg_resource *r, dbmcp_error *err)
 {
     if (!r->uri || !*r->uri || !strstr(r->uri, ":"))
-        return dbmcp_error_set(err, DBMCP_EINVAL, "resource uri must be an absolute URI (scheme:…)");
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "resource uri must be an absolute URI (scheme:…)");
     if (strlen(r->uri) > 2048)
         return dbmcp_error_set(err, DBMCP_EINVAL, "resource uri is longer than 2048 characters");
     if (!r->name || !*r->name)
         return dbmcp_error_set(err, DBMCP_EINVAL, "resource '%s': name is required", r->uri);
     if (!r->mime_type || !strchr(r->mime_type, '/'))
-        return dbmcp_error_set(err, DBMCP_EINVAL, "resource '%s': mime type must look like type/subtype",
-                               r->uri);
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "resource '%s': mime type must look like type/subtype", r->uri);
     if ((r->text != NULL) == (r->blob != NULL))
         return dbmcp_error_set(err, DBMCP_EINVAL,
                                "resource '%s': give exactly one of text or binary content", r->uri);
@@ -273,18 +276,19 @@ int catalog_validate_template(const reg_template *t, dbmcp_error *err)
                                    t->uri_template);
     }
     if (depth != 0 || vars == 0)
-        return dbmcp_error_set(err, DBMCP_EINVAL,
-                               "uri template '%s': needs balanced {variables}", t->uri_template);
+        return dbmcp_error_set(err, DBMCP_EINVAL, "uri template '%s': needs balanced {variables}",
+                               t->uri_template);
     if (!t->name || !*t->name)
         return dbmcp_error_set(err, DBMCP_EINVAL, "uri template '%s': name is required",
                                t->uri_template);
     if (!t->handler_kind ||
         (strcmp(t->handler_kind, "builtin") != 0 && strcmp(t->handler_kind, "sql") != 0))
-        return dbmcp_error_set(err, DBMCP_EINVAL, "uri template '%s': handler kind must be builtin or sql",
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "uri template '%s': handler kind must be builtin or sql",
                                t->uri_template);
     if (t->completions && !json_is_object(t->completions))
-        return dbmcp_error_set(err, DBMCP_EINVAL, "uri template '%s': completions must be an object",
-                               t->uri_template);
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "uri template '%s': completions must be an object", t->uri_template);
     return 0;
 }
 
@@ -345,8 +349,7 @@ static int render_strings(json_t *v, const json_t *args, int depth)
     if (json_is_object(v)) {
         const char *k;
         json_t *x;
-        json_object_foreach(v, k, x)
-        {
+        json_object_foreach (v, k, x) {
             if (json_is_string(x)) {
                 char *r = render_text(json_string_value(x), args);
                 if (!r)
@@ -360,7 +363,9 @@ static int render_strings(json_t *v, const json_t *args, int depth)
     } else if (json_is_array(v)) {
         size_t i;
         json_t *x;
-        json_array_foreach(v, i, x) if (render_strings(x, args, depth + 1) != 0) return -1;
+        json_array_foreach (v, i, x)
+            if (render_strings(x, args, depth + 1) != 0)
+                return -1;
     }
     return 0;
 }
@@ -369,8 +374,7 @@ static int check_render_args(const reg_prompt *p, const json_t *args, dbmcp_erro
 {
     size_t i;
     json_t *a;
-    json_array_foreach(p->arguments, i, a)
-    {
+    json_array_foreach (p->arguments, i, a) {
         const char *name = json_string_value(json_object_get(a, "name"));
         json_t *v = json_object_get(args, name);
         if (json_is_true(json_object_get(a, "required")) && !v)
@@ -378,8 +382,7 @@ static int check_render_args(const reg_prompt *p, const json_t *args, dbmcp_erro
     }
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)args, key, v)
-    {
+    json_object_foreach ((json_t *)args, key, v) {
         if (!find_argument(p->arguments, key, strlen(key)))
             return dbmcp_error_set(err, DBMCP_EINVAL, "unknown argument '%s' for prompt '%s'", key,
                                    p->name);
@@ -389,8 +392,7 @@ static int check_render_args(const reg_prompt *p, const json_t *args, dbmcp_erro
     return 0;
 }
 
-int catalog_prompt_render(const reg_prompt *p, const json_t *args, json_t **out,
-                          dbmcp_error *err)
+int catalog_prompt_render(const reg_prompt *p, const json_t *args, json_t **out, dbmcp_error *err)
 {
     *out = NULL;
     json_t *empty = NULL;

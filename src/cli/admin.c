@@ -21,14 +21,11 @@
 #include "store/registry.h"
 #include "tools/tool.h"
 
-#define DB_FLAG                                                                                    \
-    {                                                                                              \
-        "db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"                    \
-    }
-#define FILE_FLAG                                                                                  \
-    {                                                                                              \
-        "file", "F.json", "JSON object with the row's fields; - reads standard input"              \
-    }
+/* Flag initialisers stay on one line (as in cmd_keys.c). */
+/* clang-format off */
+#define DB_FLAG {"db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"}
+#define FILE_FLAG {"file", "F.json", "JSON object with the row's fields; - reads standard input"}
+/* clang-format on */
 
 /* Largest accepted file: resource contents arrive this way. */
 #define ADMIN_MAX_FILE (64u << 20)
@@ -50,11 +47,9 @@ typedef struct field_spec {
     int nullable; /* null accepted: clears the column */
 } field_spec;
 
-#define STAMP_FIELDS                                                                               \
-    {"created_at", FIELD_STAMP, 0},                                                                \
-    {                                                                                              \
-        "updated_at", FIELD_STAMP, 0                                                               \
-    }
+/* clang-format off */
+#define STAMP_FIELDS {"created_at", FIELD_STAMP, 0}, {"updated_at", FIELD_STAMP, 0}
+/* clang-format on */
 
 static const field_spec interface_fields[] = {
     {"name", FIELD_STRING, 0},         {"title", FIELD_STRING, 1}, {"description", FIELD_STRING, 1},

@@ -36,7 +36,7 @@ typedef struct cli_command {
 
 struct cli_args {
     const cli_command *cmd;
-    int argc;                         /* positional arguments */
+    int argc; /* positional arguments */
     const char *argv[CLI_MAX_ARGS];
     const char *values[CLI_MAX_FLAGS]; /* per flag: value, "1" for booleans, or NULL */
 };

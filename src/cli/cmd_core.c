@@ -14,7 +14,10 @@
 #include "transport/http.h"
 #include "transport/stdio.h"
 
-#define DB_FLAG {"db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"}
+#define DB_FLAG                                                                                    \
+    {                                                                                              \
+        "db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"                    \
+    }
 
 /* --- init --------------------------------------------------------------------- */
 
@@ -171,8 +174,7 @@ static void print_text_content(const json_t *result)
 {
     size_t i;
     json_t *block;
-    json_array_foreach(json_object_get(result, "content"), i, block)
-    {
+    json_array_foreach (json_object_get(result, "content"), i, block) {
         const char *text = json_string_value(json_object_get(block, "text"));
         if (text)
             printf("%s\n", text);

@@ -12,7 +12,10 @@
 #include "mcp/server.h"
 #include "store/registry.h"
 
-#define DB_FLAG {"db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"}
+#define DB_FLAG                                                                                    \
+    {                                                                                              \
+        "db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"                    \
+    }
 
 static int run_keys_create(cli_args *a)
 {
@@ -104,7 +107,7 @@ static int run_keys_list(cli_args *a)
 static const cli_flag_spec db_only_flags[] = {DB_FLAG, {NULL, NULL, NULL}};
 
 const cli_command cli_cmd_keys_list = {
-    "keys list", "List API keys (never their secrets)", "[--db PATH]", NULL, 0, 0, db_only_flags,
+    "keys list",   "List API keys (never their secrets)", "[--db PATH]", NULL, 0, 0, db_only_flags,
     run_keys_list,
 };
 
@@ -126,8 +129,14 @@ static int run_keys_revoke(cli_args *a)
 }
 
 const cli_command cli_cmd_keys_revoke = {
-    "keys revoke", "Revoke an API key; requests with it get 401 from then on", "ID [--db PATH]",
-    NULL,          1, 1, db_only_flags, run_keys_revoke,
+    "keys revoke",
+    "Revoke an API key; requests with it get 401 from then on",
+    "ID [--db PATH]",
+    NULL,
+    1,
+    1,
+    db_only_flags,
+    run_keys_revoke,
 };
 
 /* --- audit ----------------------------------------------------------------------- */

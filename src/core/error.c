@@ -31,8 +31,8 @@ int dbmcp_error_set(dbmcp_error *err, int code, const char *fmt, ...)
     return code;
 }
 
-int dbmcp_error_set_private(dbmcp_error *err, int code, const char *public_msg,
-                            const char *fmt, ...)
+int dbmcp_error_set_private(dbmcp_error *err, int code, const char *public_msg, const char *fmt,
+                            ...)
 {
     if (!err)
         return code;

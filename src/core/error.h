@@ -47,9 +47,8 @@ int dbmcp_error_set(dbmcp_error *err, int code, const char *fmt, ...)
 
 /* Set code, the operator message (formatted) and a separate fixed public
  * message. Returns code. err may be NULL. */
-int dbmcp_error_set_private(dbmcp_error *err, int code, const char *public_msg,
-                            const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+int dbmcp_error_set_private(dbmcp_error *err, int code, const char *public_msg, const char *fmt,
+                            ...) __attribute__((format(printf, 4, 5)));
 
 /* Prefix both messages with "context: ". Returns err->code. */
 int dbmcp_error_prefix(dbmcp_error *err, const char *context);

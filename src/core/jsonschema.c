@@ -123,8 +123,7 @@ static int object_equal(const json_t *a, const json_t *b)
         return 0;
     const char *key;
     json_t *value;
-    json_object_foreach((json_t *)a, key, value)
-    {
+    json_object_foreach ((json_t *)a, key, value) {
         const json_t *other = json_object_get(b, key);
         if (!other || !value_equal(value, other))
             return 0;
@@ -177,8 +176,7 @@ static int json_nests_deeper_than(const json_t *v, int limit)
     }
     const char *key;
     json_t *member;
-    json_object_foreach((json_t *)v, key, member)
-    {
+    json_object_foreach ((json_t *)v, key, member) {
         if (json_nests_deeper_than(member, limit - 1))
             return 1;
     }
@@ -488,8 +486,7 @@ static int declared_note(declared_names *d, const json_t *schema)
         d->describes_object = 1;
     const char *key;
     json_t *ignored;
-    json_object_foreach((json_t *)json_object_get(schema, "properties"), key, ignored)
-    {
+    json_object_foreach ((json_t *)json_object_get(schema, "properties"), key, ignored) {
         if (json_object_set(d->names, key, json_true()) != 0)
             return -1;
     }
@@ -511,8 +508,7 @@ static const char *declared_first_unknown(const declared_names *d, const json_t 
         return NULL;
     const char *key;
     json_t *ignored;
-    json_object_foreach((json_t *)instance, key, ignored)
-    {
+    json_object_foreach ((json_t *)instance, key, ignored) {
         if (!json_object_get(d->names, key))
             return key;
     }
@@ -805,8 +801,7 @@ static void property_names_join(const json_t *properties, char *buf, size_t size
     json_t *ignored;
     size_t used = 0;
     buf[0] = '\0';
-    json_object_foreach((json_t *)properties, key, ignored)
-    {
+    json_object_foreach ((json_t *)properties, key, ignored) {
         int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", key);
         if (n < 0 || (size_t)n >= size - used) {
             memcpy(buf + size - 4, "...", 4);
@@ -842,8 +837,7 @@ static int validate_additional(validate_ctx *v, const json_t *schema, const json
         return 0;
     const char *key;
     json_t *value;
-    json_object_foreach((json_t *)instance, key, value)
-    {
+    json_object_foreach ((json_t *)instance, key, value) {
         if (json_object_get(properties, key))
             continue;
         if (closed)
@@ -881,8 +875,7 @@ static int validate_properties(validate_ctx *v, const json_t *schema, const json
         return 0;
     const char *key;
     json_t *subschema;
-    json_object_foreach((json_t *)properties, key, subschema)
-    {
+    json_object_foreach ((json_t *)properties, key, subschema) {
         const json_t *value = json_object_get(instance, key);
         if (!value)
             continue;
@@ -1096,9 +1089,9 @@ static int validate_ref(validate_ctx *v, const json_t *schema, const json_t *ins
 
 /* The order in which keywords are enforced; the first violation is reported. */
 static const validate_step_fn validate_steps[] = {
-    validate_type,   validate_enum,   validate_const,  validate_number,
-    validate_string, validate_array,  validate_object, validate_all_of,
-    validate_any_of, validate_one_of, validate_not,    validate_if,     validate_ref,
+    validate_type,  validate_enum,   validate_const,  validate_number, validate_string,
+    validate_array, validate_object, validate_all_of, validate_any_of, validate_one_of,
+    validate_not,   validate_if,     validate_ref,
 };
 
 static int validate_node(validate_ctx *v, const json_t *schema, const json_t *instance)
@@ -1299,8 +1292,7 @@ static int check_schema_map(check_ctx *c, const json_t *value, int depth)
         return check_fail(c, "must be an object mapping names to schemas");
     const char *key;
     json_t *subschema;
-    json_object_foreach((json_t *)value, key, subschema)
-    {
+    json_object_foreach ((json_t *)value, key, subschema) {
         size_t mark = pointer_push(c, key);
         int rc = check_subschema(c, subschema, depth);
         pointer_pop(c, mark);
@@ -1571,30 +1563,12 @@ static const struct keyword_rule {
 /* JSON Schema keywords dbmcp knows but does not enforce; named as such so
  * that the author does not hunt for a typo. */
 static const char *const keywords_unsupported[] = {
-    "patternProperties",
-    "prefixItems",
-    "contains",
-    "minContains",
-    "maxContains",
-    "dependentRequired",
-    "dependentSchemas",
-    "dependencies",
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "additionalItems",
-    "multipleOf",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "$recursiveRef",
-    "$recursiveAnchor",
-    "$vocabulary",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-    "nullable",
+    "patternProperties",     "prefixItems",       "contains",         "minContains",
+    "maxContains",           "dependentRequired", "dependentSchemas", "dependencies",
+    "propertyNames",         "minProperties",     "maxProperties",    "unevaluatedItems",
+    "unevaluatedProperties", "additionalItems",   "multipleOf",       "$dynamicRef",
+    "$dynamicAnchor",        "$recursiveRef",     "$recursiveAnchor", "$vocabulary",
+    "contentEncoding",       "contentMediaType",  "contentSchema",    "nullable",
 };
 
 static const struct keyword_rule *keyword_rule_find(const char *name)
@@ -1739,8 +1713,7 @@ static int check_schema_object(check_ctx *c, const json_t *schema, int depth)
         return check_fail(c, "subschemas nest deeper than %d levels", JSONSCHEMA_MAX_DEPTH);
     const char *key;
     json_t *value;
-    json_object_foreach((json_t *)schema, key, value)
-    {
+    json_object_foreach ((json_t *)schema, key, value) {
         int rc = check_keyword(c, key, value, depth);
         if (rc)
             return rc;
@@ -1800,8 +1773,7 @@ static void defaults_apply_properties(defaults_ctx *d, const json_t *schema, jso
         return;
     const char *key;
     json_t *subschema;
-    json_object_foreach((json_t *)properties, key, subschema)
-    {
+    json_object_foreach ((json_t *)properties, key, subschema) {
         json_t *value = json_object_get(instance, key);
         const json_t *def = value ? NULL : schema_default(d->root, subschema);
         if (def && json_object_set_new(instance, key, json_deep_copy(def)) == 0)

@@ -14,13 +14,13 @@
 #define AUDIT_BATCH 256
 
 struct audit_queue {
-    store_pool *pool;       /* not owned */
-    int flush_ms;           /* writer wake-up interval */
-    reg_audit_row *rows;    /* pending rows */
+    store_pool *pool;    /* not owned */
+    int flush_ms;        /* writer wake-up interval */
+    reg_audit_row *rows; /* pending rows */
     size_t n, cap;
-    int stopping;           /* set by audit_queue_free */
-    int flush_requested;    /* set by audit_queue_flush until the queue is empty */
-    int writing;            /* writer holds a batch outside the lock */
+    int stopping;        /* set by audit_queue_free */
+    int flush_requested; /* set by audit_queue_flush until the queue is empty */
+    int writing;         /* writer holds a batch outside the lock */
     pthread_mutex_t lock;
     pthread_cond_t wake;    /* signalled on push-over-batch, flush, stop */
     pthread_cond_t drained; /* signalled after each written batch */

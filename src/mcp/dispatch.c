@@ -38,10 +38,9 @@ static void copy_str(char *dst, size_t size, const char *src)
     snprintf(dst, size, "%s", src ? src : "");
 }
 
-void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx,
-                      const char *method, const char *target, const char *call_id, double start_ms,
-                      const char *status, int code, const char *detail, size_t bytes,
-                      int64_t rows)
+void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
+                      const char *target, const char *call_id, double start_ms, const char *status,
+                      int code, const char *detail, size_t bytes, int64_t rows)
 {
     reg_audit_row row;
     memset(&row, 0, sizeof row);
@@ -76,13 +75,14 @@ static void env_progress(tool_env *env, double progress, double total, const cha
     dispatch_state *d = env->opaque;
     if (!d->progress_token)
         return;
-    json_t *params = json_pack("{s:O, s:f}", "progressToken", d->progress_token, "progress",
-                               progress);
+    json_t *params =
+        json_pack("{s:O, s:f}", "progressToken", d->progress_token, "progress", progress);
     if (total > 0)
         json_object_set_new(params, "total", json_real(total));
     if (message)
         json_object_set_new(params, "message", json_string(message));
-    mcp_session_send_new(d->session, d->ctx, jsonrpc_notification("notifications/progress", params));
+    mcp_session_send_new(d->session, d->ctx,
+                         jsonrpc_notification("notifications/progress", params));
 }
 
 static void env_log(tool_env *env, const char *level, json_t *data)
@@ -111,6 +111,18 @@ static json_t *env_client_request(tool_env *env, const char *method, json_t *par
                                       d->flight ? &d->flight->cancelled : NULL, 60000, err);
 }
 
+static long env_setting_long(tool_env *env, const char *key, long def)
+{
+    dispatch_state *d = env->opaque;
+    return mcp_server_setting_long(d->srv, key, def);
+}
+
+static int env_setting_str(tool_env *env, const char *key, char *out, size_t size)
+{
+    dispatch_state *d = env->opaque;
+    return mcp_server_setting(d->srv, key, out, size);
+}
+
 static void env_announce(tool_env *env, const char *kind)
 {
     dispatch_state *d = env->opaque;
@@ -123,8 +135,7 @@ static json_t *error_result(const char *text, const char *call_id)
 {
     char buf[768];
     snprintf(buf, sizeof buf, "%s (call id %s)", text, call_id);
-    return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", buf, "isError",
-                     1);
+    return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", buf, "isError", 1);
 }
 
 static json_t *success_result(mcp_server *srv, tool_output *out, const reg_tool *tool,
@@ -145,8 +156,9 @@ static json_t *success_result(mcp_server *srv, tool_output *out, const reg_tool 
     if (out->structured) {
         dbmcp_error verr;
         if (tool->output_schema && jsonschema_validate(tool->output_schema, out->structured, &verr))
-            log_msg(LOG_WARN, "dispatch", "tool %s: structuredContent does not match outputSchema: %s",
-                    tool->name, verr.message);
+            log_msg(LOG_WARN, "dispatch",
+                    "tool %s: structuredContent does not match outputSchema: %s", tool->name,
+                    verr.message);
         json_object_set(r, "structuredContent", out->structured);
     }
     if (out->is_error)
@@ -181,13 +193,11 @@ static void fill_env(tool_env *env, dispatch_state *d, const reg_tool *tool, con
     env->request_meta = json_get_obj(msg->params, "_meta");
     env->stateless = d->ctx->stateless || mcp_request_modern_version(msg) != NULL;
     /* Stateless requests speak for themselves; legacy ones for the session. */
-    env->client_capabilities = env->stateless
-                                   ? json_get_obj(env->request_meta, MCP_META_CLIENT_CAPS)
-                                   : s->client_caps;
-    d->log_level = env->stateless
-                       ? mcp_log_level_index(
-                             json_get_str(env->request_meta, "io.modelcontextprotocol/logLevel"))
-                       : s->log_level;
+    env->client_capabilities =
+        env->stateless ? json_get_obj(env->request_meta, MCP_META_CLIENT_CAPS) : s->client_caps;
+    d->log_level = env->stateless ? mcp_log_level_index(json_get_str(
+                                        env->request_meta, "io.modelcontextprotocol/logLevel"))
+                                  : s->log_level;
     env->input_responses = json_object_get(msg->params, "inputResponses");
     env->cancelled = d->flight ? &d->flight->cancelled : NULL;
     env->server_info = d->srv->server_info;
@@ -196,6 +206,8 @@ static void fill_env(tool_env *env, dispatch_state *d, const reg_tool *tool, con
     env->log = env_log;
     env->client_request = env_client_request;
     env->announce_change = env_announce;
+    env->setting_long = env_setting_long;
+    env->setting_str = env_setting_str;
     env->opaque = d;
 }
 
@@ -244,8 +256,8 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         else
             snprintf(text, sizeof text, "arguments must be a JSON object");
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
-        mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error",
-                         DBMCP_ENOTFOUND, text, 0, -1);
+        mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error", DBMCP_ENOTFOUND,
+                         text, 0, -1);
         catalog_snapshot_unref(snap);
         return NULL;
     }
@@ -292,8 +304,8 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
                     err.message);
             result = error_result(err.public_message[0] ? err.public_message : "The tool failed",
                                   call_id);
-            status = rc == DBMCP_ETIMEOUT && d.flight && d.flight->cancelled ? "cancelled"
-                                                                               : "error";
+            status =
+                rc == DBMCP_ETIMEOUT && d.flight && d.flight->cancelled ? "cancelled" : "error";
             code = rc;
         }
         if (!result && out.missing_capabilities)

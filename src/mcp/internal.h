@@ -22,8 +22,8 @@ typedef struct snapshot_slot {
 
 /* A request in flight on a session (for cancellation). */
 typedef struct inflight {
-    json_t *id;              /* request id (owned ref) */
-    volatile int cancelled;  /* set by notifications/cancelled or disconnect */
+    json_t *id;             /* request id (owned ref) */
+    volatile int cancelled; /* set by notifications/cancelled or disconnect */
     struct inflight *next;
 } inflight;
 
@@ -38,8 +38,8 @@ typedef struct pending_request {
 struct mcp_listener {
     mcp_sink sink;
     mcp_identity who;
-    char id[40];       /* subscriptionId tagged on every notification */
-    int want_tools;    /* filter from params.notifications */
+    char id[40];    /* subscriptionId tagged on every notification */
+    int want_tools; /* filter from params.notifications */
     int want_prompts;
     int want_resources;
     struct mcp_listener *next;
@@ -47,24 +47,25 @@ struct mcp_listener {
 
 struct mcp_server {
     char *db_url;
-    char *allowed_tools;        /* owned copy or NULL */
+    char *allowed_tools; /* owned copy or NULL */
     char *server_name;
     int watch_interval_ms;
-    int page_size;              /* items per list page */
-    int list_ttl_ms;            /* modern ttlMs */
-    int audit_flush_ms;         /* audit writer interval */
-    store_pool *catalog;        /* read-write, dbmcp_* tables */
-    store_pool *query;          /* read-only, user data */
+    int page_size;       /* items per list page */
+    int list_ttl_ms;     /* modern ttlMs */
+    int audit_flush_ms;  /* audit writer interval */
+    store_pool *catalog; /* read-write, dbmcp_* tables */
+    store_pool *query;   /* read-only, user data */
     audit_queue *audit;
     unsigned char state_key[32]; /* HMAC key for requestState */
-    json_t *server_info;        /* {name, version, title} */
+    json_t *server_info;         /* {name, version, title} */
 
-    pthread_mutex_t lock;       /* guards everything below */
+    pthread_mutex_t lock; /* guards everything below */
     snapshot_slot snaps[MCP_MAX_SNAPSHOTS];
     int n_snaps;
-    reg_versions versions;      /* latest seen by the watcher */
-    mcp_session *sessions;      /* all live sessions (for notifications) */
-    mcp_listener *listeners;    /* modern listen streams */
+    reg_versions versions;   /* latest seen by the watcher */
+    json_t *settings;        /* dbmcp_settings as {key: value}, refreshed by the watcher */
+    mcp_session *sessions;   /* all live sessions (for notifications) */
+    mcp_listener *listeners; /* modern listen streams */
     int stopping;
     pthread_cond_t stop_cond;
     pthread_t watcher;
@@ -72,27 +73,27 @@ struct mcp_server {
 };
 
 struct mcp_session {
-    int refs;                   /* atomic */
+    int refs; /* atomic */
     mcp_server *srv;
     char id[40];
     mcp_identity who;
     char transport[16];
-    char protocol[16];          /* negotiated (legacy) or last seen (modern) */
+    char protocol[16]; /* negotiated (legacy) or last seen (modern) */
     int initialized;
-    int log_level;              /* index into the syslog levels; -1 = off */
+    int log_level; /* index into the syslog levels; -1 = off */
     char client_name[129];
     char client_version[65];
-    json_t *client_caps;        /* owned, may be NULL */
-    reg_versions seen;          /* versions the client was last told about */
+    json_t *client_caps; /* owned, may be NULL */
+    reg_versions seen;   /* versions the client was last told about */
 
-    pthread_mutex_t lock;       /* guards sink, inflight, pending, subs */
+    pthread_mutex_t lock; /* guards sink, inflight, pending, subs */
     mcp_sink sink;
     inflight *inflight;
     pending_request *pending;
     pthread_cond_t pending_cond;
     long next_request_id;
-    json_t *subscriptions;      /* {uri: updated_at stamp} */
-    mcp_session *next;          /* in srv->sessions */
+    json_t *subscriptions; /* {uri: updated_at stamp} */
+    mcp_session *next;     /* in srv->sessions */
 };
 
 /* server.c */
@@ -121,10 +122,9 @@ json_t *mcp_methods_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
 json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
                                const jsonrpc_msg *msg, int *rpc_code, char *rpc_message,
                                size_t rpc_message_size, json_t **rpc_data, inflight *flight);
-void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx,
-                      const char *method, const char *target, const char *call_id, double start_ms,
-                      const char *status, int code, const char *detail, size_t bytes,
-                      int64_t rows);
+void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
+                      const char *target, const char *call_id, double start_ms, const char *status,
+                      int code, const char *detail, size_t bytes, int64_t rows);
 
 /* Tell listen streams (and legacy sessions) that a list changed now,
  * without waiting for the watcher ("tools", "prompts" or "resources"). */

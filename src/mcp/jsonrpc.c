@@ -70,8 +70,10 @@ jsonrpc_msg *jsonrpc_parse(const char *buf, size_t len, json_t **error_response)
         invalid(NULL, "Invalid Request: id must be a string or an integer", error_response);
         goto done;
     }
-    if (method && !json_is_string(method)) {
-        invalid(reply_id, "Invalid Request: method must be a string", error_response);
+    if (method && (!json_is_string(method) ||
+                   strlen(json_string_value(method)) != json_string_length(method))) {
+        invalid(reply_id, "Invalid Request: method must be a string without NUL characters",
+                error_response);
         goto done;
     }
     if (params && !json_is_object(params)) {
@@ -91,7 +93,7 @@ jsonrpc_msg *jsonrpc_parse(const char *buf, size_t len, json_t **error_response)
         json_t *result = json_object_get(root, "result");
         json_t *error = json_object_get(root, "error");
         if (!id || (!result == !error)) {
-            free(out);
+            jsonrpc_msg_free(out);
             out = NULL;
             invalid(reply_id, "Invalid Request: missing method", error_response);
             goto done;

@@ -21,7 +21,6 @@
 #include "store/migrate.h"
 #include "tools/tool.h"
 
-
 static const char *supported_versions[] = {"2026-07-28", "2025-11-25", "2025-06-18",
                                            "2025-03-26", "2024-11-05", NULL};
 
@@ -210,8 +209,8 @@ int mcp_session_send(mcp_session *s, const mcp_call_ctx *ctx, json_t *msg)
     return rc;
 }
 
-static const char *log_levels[] = {"debug",    "info",  "notice", "warning",
-                                   "error",    "critical", "alert", "emergency", NULL};
+static const char *log_levels[] = {"debug",    "info",  "notice",    "warning", "error",
+                                   "critical", "alert", "emergency", NULL};
 
 int mcp_log_level_index(const char *level)
 {
@@ -364,13 +363,14 @@ static void notify_session_changes(mcp_server *srv, mcp_session *s, const reg_ve
     if (!s->initialized)
         return;
     if (s->seen.tools != now->tools)
-        mcp_session_send_new(s, NULL, jsonrpc_notification("notifications/tools/list_changed", NULL));
+        mcp_session_send_new(s, NULL,
+                             jsonrpc_notification("notifications/tools/list_changed", NULL));
     if (s->seen.prompts != now->prompts)
         mcp_session_send_new(s, NULL,
-                         jsonrpc_notification("notifications/prompts/list_changed", NULL));
+                             jsonrpc_notification("notifications/prompts/list_changed", NULL));
     if (s->seen.resources != now->resources) {
         mcp_session_send_new(s, NULL,
-                         jsonrpc_notification("notifications/resources/list_changed", NULL));
+                             jsonrpc_notification("notifications/resources/list_changed", NULL));
         dbmcp_error err;
         store *db = store_pool_acquire(srv->catalog, &err);
         if (db) {
@@ -379,15 +379,14 @@ static void notify_session_changes(mcp_server *srv, mcp_session *s, const reg_ve
             pthread_mutex_unlock(&s->lock);
             const char *uri;
             json_t *stamp;
-            json_object_foreach(subs, uri, stamp)
-            {
+            json_object_foreach (subs, uri, stamp) {
                 char *now_stamp = reg_resource_stamp(db, uri);
                 const char *old = json_string_value(stamp);
                 if ((now_stamp == NULL) != (old == NULL) ||
                     (now_stamp && old && strcmp(now_stamp, old) != 0)) {
                     mcp_session_send_new(s, NULL,
-                                     jsonrpc_notification("notifications/resources/updated",
-                                                          json_pack("{s:s}", "uri", uri)));
+                                         jsonrpc_notification("notifications/resources/updated",
+                                                              json_pack("{s:s}", "uri", uri)));
                     pthread_mutex_lock(&s->lock);
                     json_object_set_new(s->subscriptions, uri,
                                         now_stamp ? json_string(now_stamp) : json_null());
@@ -430,6 +429,21 @@ void mcp_server_announce_change(mcp_server *srv, const char *kind)
     pthread_mutex_unlock(&srv->lock);
 }
 
+/* Reload dbmcp_settings into srv->settings (they are not versioned; the
+ * table is small and read every tick). */
+static void refresh_settings(mcp_server *srv, store *db)
+{
+    json_t *all = NULL;
+    dbmcp_error err;
+    if (reg_settings_all(db, &all, &err) != 0)
+        return;
+    pthread_mutex_lock(&srv->lock);
+    json_t *old = srv->settings;
+    srv->settings = all;
+    pthread_mutex_unlock(&srv->lock);
+    json_decref(old);
+}
+
 static void watcher_tick(mcp_server *srv)
 {
     dbmcp_error err;
@@ -438,6 +452,7 @@ static void watcher_tick(mcp_server *srv)
     if (!db)
         return;
     int rc = reg_versions_get(db, &now, &err);
+    refresh_settings(srv, db);
     store_pool_release(srv->catalog, db);
     if (rc)
         return;
@@ -541,6 +556,8 @@ static int open_and_check(mcp_server *srv, dbmcp_error *err)
         free(v);
         rc = reg_versions_get(db, &srv->versions, err);
     }
+    if (!rc)
+        refresh_settings(srv, db);
     store_pool_release(srv->catalog, db);
     return rc;
 }
@@ -549,8 +566,9 @@ static void load_state_key(mcp_server *srv)
 {
     const char *hex = getenv("DBMCP_STATE_KEY");
     size_t len = 0;
-    if (hex && sodium_hex2bin(srv->state_key, sizeof srv->state_key, hex, strlen(hex), NULL, &len,
-                              NULL) == 0 &&
+    if (hex &&
+        sodium_hex2bin(srv->state_key, sizeof srv->state_key, hex, strlen(hex), NULL, &len, NULL) ==
+            0 &&
         len == sizeof srv->state_key)
         return;
     randombytes_buf(srv->state_key, sizeof srv->state_key);
@@ -595,20 +613,24 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
     return 0;
 }
 
+int mcp_server_setting(mcp_server *srv, const char *key, char *out, size_t size)
+{
+    pthread_mutex_lock(&srv->lock);
+    const char *v = json_string_value(json_object_get(srv->settings, key));
+    int found = v != NULL;
+    if (found)
+        snprintf(out, size, "%s", v);
+    pthread_mutex_unlock(&srv->lock);
+    return found;
+}
+
 long mcp_server_setting_long(mcp_server *srv, const char *key, long def)
 {
-    dbmcp_error err;
-    store *db = store_pool_acquire(srv->catalog, &err);
-    if (!db)
+    char buf[64], *end = NULL;
+    if (!mcp_server_setting(srv, key, buf, sizeof buf))
         return def;
-    char *v = reg_setting_get(db, key);
-    store_pool_release(srv->catalog, db);
-    char *end = NULL;
-    long n = v ? strtol(v, &end, 10) : def;
-    if (v && (end == v || *end))
-        n = def;
-    free(v);
-    return n;
+    long n = strtol(buf, &end, 10);
+    return (end == buf || *end) ? def : n;
 }
 
 void mcp_server_flush_audit(mcp_server *srv)
@@ -638,6 +660,7 @@ void mcp_server_free(mcp_server *srv)
     store_pool_free(srv->query);
     store_pool_free(srv->catalog);
     json_decref(srv->server_info);
+    json_decref(srv->settings);
     free(srv->db_url);
     free(srv->allowed_tools);
     free(srv->server_name);

@@ -87,6 +87,9 @@ typedef struct mcp_call_ctx {
 int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_error *err);
 /* Finish: flush the audit queue, stop threads, close the database. */
 void mcp_server_free(mcp_server *srv);
+/* A setting's value from dbmcp_settings (as of the last catalog poll) into
+ * out; returns 0 when unset. */
+int mcp_server_setting(mcp_server *srv, const char *key, char *out, size_t size);
 /* An integer setting from dbmcp_settings, or def when unset or not a number. */
 long mcp_server_setting_long(mcp_server *srv, const char *key, long def);
 /* Write every queued audit row now (also called on SIGTERM paths). */

@@ -44,8 +44,8 @@ int store_schema_version(store *db, int *out, dbmcp_error *err)
                              0, &exists, err);
     if (rc || !exists)
         return rc;
-    rc = store_query_int(db, "SELECT coalesce(max(version), 0) FROM dbmcp_schema_migrations", 0,
-                         &v, err);
+    rc = store_query_int(db, "SELECT coalesce(max(version), 0) FROM dbmcp_schema_migrations", 0, &v,
+                         err);
     *out = (int)v;
     return rc;
 }
@@ -58,8 +58,8 @@ static int apply_one(store *db, const migration *m, dbmcp_error *err)
     rc = store_exec(db, m->sql, err);
     if (!rc) {
         store_stmt *st;
-        rc = store_prepare(db, "INSERT INTO dbmcp_schema_migrations (version, name) VALUES (:v, :n)",
-                           &st, err);
+        rc = store_prepare(
+            db, "INSERT INTO dbmcp_schema_migrations (version, name) VALUES (:v, :n)", &st, err);
         if (!rc) {
             store_bind_int(st, ":v", m->version);
             store_bind_text(st, ":n", m->name);

@@ -370,6 +370,25 @@ int reg_versions_get(store *db, reg_versions *out, dbmcp_error *err)
 
 /* --- settings --------------------------------------------------------------- */
 
+int reg_settings_all(store *db, json_t **out, dbmcp_error *err)
+{
+    *out = NULL;
+    store_stmt *st;
+    int rc = store_prepare(db, "SELECT key, value FROM dbmcp_settings", &st, err);
+    if (rc)
+        return rc;
+    json_t *all = json_object();
+    while ((rc = store_step(st, err)) == STORE_ROW)
+        json_object_set_new(all, store_column_text(st, 0), json_string(store_column_text(st, 1)));
+    store_finalize(st);
+    if (rc < 0) {
+        json_decref(all);
+        return rc;
+    }
+    *out = all;
+    return 0;
+}
+
 char *reg_setting_get(store *db, const char *key)
 {
     store_stmt *st;
@@ -541,15 +560,16 @@ int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error
     int rc = store_begin(db, err);
     if (rc)
         return rc;
-    rc = store_prepare(db,
-                       "INSERT INTO dbmcp_audit (call_id, ts, principal, key_id, interface, user_id,"
-                       " agent_id, client_name, client_version, model, transport, protocol,"
-                       " method, target, status, error_class, error_detail, duration_ms,"
-                       " bytes_out, rows_out) VALUES (:call_id, :ts, :principal, :key_id, :interface,"
-                       " :user_id, :agent_id, :client_name, :client_version, :model, :transport,"
-                       " :protocol, :method, :target, :status, :error_class, :error_detail,"
-                       " :duration_ms, :bytes_out, :rows_out)",
-                       &st, err);
+    rc = store_prepare(
+        db,
+        "INSERT INTO dbmcp_audit (call_id, ts, principal, key_id, interface, user_id,"
+        " agent_id, client_name, client_version, model, transport, protocol,"
+        " method, target, status, error_class, error_detail, duration_ms,"
+        " bytes_out, rows_out) VALUES (:call_id, :ts, :principal, :key_id, :interface,"
+        " :user_id, :agent_id, :client_name, :client_version, :model, :transport,"
+        " :protocol, :method, :target, :status, :error_class, :error_detail,"
+        " :duration_ms, :bytes_out, :rows_out)",
+        &st, err);
     for (size_t i = 0; !rc && i < n; i++) {
         store_reset(st);
         bind_audit(st, &rows[i]);

@@ -29,7 +29,7 @@ typedef struct reg_interface {
 
 typedef struct reg_tool {
     char *name;
-    char *title;           /* may be NULL */
+    char *title; /* may be NULL */
     char *description;
     json_t *input_schema;  /* object */
     json_t *output_schema; /* object or NULL */
@@ -161,6 +161,8 @@ char *reg_resource_stamp(store *db, const char *uri);
 
 /* A malloc'd copy of the value, or NULL when unset. */
 char *reg_setting_get(store *db, const char *key);
+/* All settings as a new JSON object {key: value-string}. */
+int reg_settings_all(store *db, json_t **out, dbmcp_error *err);
 
 /* --- API keys --------------------------------------------------------------- */
 

@@ -708,7 +708,11 @@ static int record_refusal(void *ctx, int action, const char *a, const char *b, c
     case SQLITE_INSERT:
     case SQLITE_UPDATE:
     case SQLITE_DELETE:
-        snprintf(r->reason, sizeof r->reason, "it writes to the database (table %s)", a ? a : "?");
+        if (a && strncmp(a, "sqlite_", 7) == 0)
+            snprintf(r->reason, sizeof r->reason, "it changes the database schema");
+        else
+            snprintf(r->reason, sizeof r->reason, "it writes to the database (table %s)",
+                     a ? a : "?");
         break;
     case SQLITE_PRAGMA:
         snprintf(r->reason, sizeof r->reason, "it uses PRAGMA %s", a ? a : "");
@@ -719,7 +723,7 @@ static int record_refusal(void *ctx, int action, const char *a, const char *b, c
         break;
     case SQLITE_TRANSACTION:
     case SQLITE_SAVEPOINT: snprintf(r->reason, sizeof r->reason, "it controls transactions"); break;
-    default: snprintf(r->reason, sizeof r->reason, "it changes the database or its schema");
+    default: snprintf(r->reason, sizeof r->reason, "it changes the database schema or state");
     }
     return SQLITE_OK;
 }

@@ -11,10 +11,17 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 struct store {
-    sqlite3 *db; /* owned */
-    int flags;   /* STORE_* given to store_open */
+    sqlite3 *db;      /* owned */
+    int flags;        /* STORE_* given to store_open */
+    int trusted;      /* store-internal introspection in progress (see store_trusted_begin) */
+    char **functions; /* allowlisted SQL functions (lowercase), NULL = any; owned */
+    size_t n_functions;
+    double deadline_ms; /* monotonic deadline for the running statement; 0 = none */
+    int timed_out;      /* the progress handler interrupted for the deadline */
 };
 
 struct store_stmt {
@@ -51,22 +58,63 @@ static int fail(store *db, int rc, dbmcp_error *err, const char *what)
  * dbmcp's own tables (dbmcp_*, catalog, keys, audit), writes, schema
  * changes, ATTACH/DETACH, PRAGMA and transaction control are denied.
  * (The guarded-query work extends this with a function allowlist.) */
-static int query_authorizer(void *ctx, int action, const char *a, const char *b, const char *db,
+static int function_allowed(const store *db, const char *name)
+{
+    if (!db->functions || !name)
+        return 1;
+    for (size_t i = 0; i < db->n_functions; i++)
+        if (strcasecmp(db->functions[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int query_authorizer(void *ctx, int action, const char *a, const char *b, const char *dbn,
                             const char *trigger)
 {
-    (void)ctx, (void)b, (void)db, (void)trigger;
+    store *db = ctx;
+    (void)dbn, (void)trigger;
     switch (action) {
     case SQLITE_SELECT:
-    case SQLITE_FUNCTION:
     case SQLITE_RECURSIVE: return SQLITE_OK;
+    case SQLITE_FUNCTION: return function_allowed(db, b) ? SQLITE_OK : SQLITE_DENY;
     case SQLITE_READ:
         /* sqlite_master would name the internal tables: schema discovery
-         * reads it through the store, filtered, not through agent SQL. */
-        if (a && (strncmp(a, "dbmcp_", 6) == 0 || strncmp(a, "sqlite_", 7) == 0))
+         * reads it through the store (trusted), filtered, not through
+         * agent SQL. */
+        if (a && strncmp(a, "dbmcp_", 6) == 0)
             return SQLITE_DENY;
+        if (a && strncmp(a, "sqlite_", 7) == 0)
+            return db->trusted ? SQLITE_OK : SQLITE_DENY;
         return SQLITE_OK;
+    case SQLITE_PRAGMA:
+        /* Read-only introspection pragmas, for store internals only. */
+        return db->trusted && a &&
+                       (strcmp(a, "table_xinfo") == 0 || strcmp(a, "table_info") == 0 ||
+                        strcmp(a, "query_only") == 0 || strcmp(a, "index_list") == 0 ||
+                        strcmp(a, "index_info") == 0 || strcmp(a, "foreign_key_list") == 0) &&
+                       !b
+                   ? SQLITE_OK
+                   : SQLITE_DENY;
     default: return SQLITE_DENY;
     }
+}
+
+static double monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Called every few thousand VM steps: interrupt past the deadline. */
+static int deadline_check(void *ctx)
+{
+    store *db = ctx;
+    if (db->deadline_ms > 0 && monotonic_ms() > db->deadline_ms) {
+        db->timed_out = 1;
+        return 1;
+    }
+    return 0;
 }
 
 int store_open(const char *url, int flags, store **out, dbmcp_error *err)
@@ -106,15 +154,26 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
         return rc;
     }
     if (flags & STORE_READONLY)
-        sqlite3_set_authorizer(db->db, query_authorizer, NULL);
+        sqlite3_set_authorizer(db->db, query_authorizer, db);
+    sqlite3_progress_handler(db->db, 4000, deadline_check, db);
     *out = db;
     return 0;
+}
+
+static void free_functions(store *db)
+{
+    for (size_t i = 0; i < db->n_functions; i++)
+        free(db->functions[i]);
+    free(db->functions);
+    db->functions = NULL;
+    db->n_functions = 0;
 }
 
 void store_close(store *db)
 {
     if (!db)
         return;
+    free_functions(db);
     sqlite3_close_v2(db->db);
     free(db);
 }
@@ -135,8 +194,8 @@ int store_exec(store *db, const char *sql, dbmcp_error *err)
     char *msg = NULL;
     int rc = sqlite3_exec(db->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
-        dbmcp_error_set_private(err, map_sqlite_code(rc), "the database refused the request",
-                                "%s", msg ? msg : sqlite3_errstr(rc));
+        dbmcp_error_set_private(err, map_sqlite_code(rc), "the database refused the request", "%s",
+                                msg ? msg : sqlite3_errstr(rc));
         sqlite3_free(msg);
         return map_sqlite_code(rc);
     }
@@ -224,6 +283,9 @@ int store_step(store_stmt *st, dbmcp_error *err)
         return STORE_ROW;
     if (rc == SQLITE_DONE)
         return STORE_DONE;
+    if ((rc & 0xff) == SQLITE_INTERRUPT && st->owner->timed_out)
+        return dbmcp_error_set_private(err, DBMCP_ETIMEOUT, "the query took too long",
+                                       "step: time limit exceeded");
     return fail(st->owner, rc, err, "step");
 }
 
@@ -306,6 +368,11 @@ store_type store_column_type(store_stmt *st, int i)
     }
 }
 
+const char *store_column_decltype(store_stmt *st, int i)
+{
+    return sqlite3_column_decltype(st->st, i);
+}
+
 const char *store_column_text(store_stmt *st, int i)
 {
     return (const char *)sqlite3_column_text(st->st, i);
@@ -351,6 +418,65 @@ int store_query_int(store *db, const char *sql, int64_t def, int64_t *out, dbmcp
 void store_set_busy_timeout(store *db, int ms)
 {
     sqlite3_busy_timeout(db->db, ms);
+}
+
+void store_trusted_begin(store *db)
+{
+    db->trusted = 1;
+}
+
+void store_trusted_end(store *db)
+{
+    db->trusted = 0;
+}
+
+int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err)
+{
+    free_functions(db);
+    if (!csv)
+        return 0;
+    size_t cap = 16;
+    db->functions = calloc(cap, sizeof *db->functions);
+    if (!db->functions)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    const char *p = csv;
+    while (*p) {
+        while (*p == ',' || *p == ' ')
+            p++;
+        size_t len = strcspn(p, ", ");
+        if (!len)
+            break;
+        if (db->n_functions == cap) {
+            char **grown = realloc(db->functions, cap * 2 * sizeof *grown);
+            if (!grown)
+                return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+            db->functions = grown;
+            cap *= 2;
+        }
+        db->functions[db->n_functions++] = strndup(p, len);
+        p += len;
+    }
+    return 0;
+}
+
+void store_set_time_limit(store *db, int ms)
+{
+    db->timed_out = 0;
+    db->deadline_ms = ms > 0 ? monotonic_ms() + ms : 0;
+}
+
+int store_verify_readonly(store *db, dbmcp_error *err)
+{
+    int64_t query_only = 0;
+    int rc = 0;
+    db->trusted = 1;
+    rc = store_query_int(db, "PRAGMA query_only", 0, &query_only, err);
+    db->trusted = 0;
+    if (sqlite3_db_readonly(db->db, "main") != 1 || (!rc && query_only != 1))
+        return dbmcp_error_set(err, DBMCP_EDENIED,
+                               "the query connection could write to the database; refusing to "
+                               "serve");
+    return 0;
 }
 
 void *store_native_handle(store *db)

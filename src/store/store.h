@@ -95,6 +95,9 @@ const char *store_param_name(store_stmt *st, int i);
 int store_column_count(store_stmt *st);
 const char *store_column_name(store_stmt *st, int i);
 store_type store_column_type(store_stmt *st, int i);
+/* Declared type of a result column that is a table column ("INTEGER",
+ * "VECTOR(384)", …), or NULL for expressions. */
+const char *store_column_decltype(store_stmt *st, int i);
 /* Text of a column (NULL for SQL NULL); numbers are converted to text. */
 const char *store_column_text(store_stmt *st, int i);
 int64_t store_column_int(store_stmt *st, int i);
@@ -123,6 +126,28 @@ void store_pool_free(store_pool *pool);
 /* Block until a handle is free; never returns NULL unless opening failed. */
 store *store_pool_acquire(store_pool *pool, dbmcp_error *err);
 void store_pool_release(store_pool *pool, store *db);
+
+/* --- guarded query connections (STORE_READONLY handles) ----------------- */
+
+/* The engine-side guard of a read-only handle: an authorizer denies every
+ * write, schema change, ATTACH/DETACH, PRAGMA, transaction action and read
+ * of dbmcp_* or sqlite_* tables, through views, CTEs and subqueries alike.
+ * These tune it. */
+
+/* Allow only these SQL functions (comma-separated, case-insensitive);
+ * NULL allows any. Applies to statements prepared afterwards. */
+int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err);
+/* Interrupt statements running longer than ms from now (0 = no limit);
+ * store_step then fails with DBMCP_ETIMEOUT. Call before each statement. */
+void store_set_time_limit(store *db, int ms);
+/* 0 when the handle provably cannot write (read-only open and query_only);
+ * DBMCP_EDENIED otherwise. Servers refuse to start on failure. */
+int store_verify_readonly(store *db, dbmcp_error *err);
+/* Store internals only (schema introspection): allow reads of sqlite_master
+ * and the table_info/index_list/foreign_key_list pragmas on this handle
+ * until store_trusted_end. Never held across agent SQL. */
+void store_trusted_begin(store *db);
+void store_trusted_end(store *db);
 
 /* Raw engine handle for backend-specific extensions (SQLite: sqlite3 *).
  * Only store/ and the guarded query layer may use it. */

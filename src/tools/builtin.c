@@ -39,9 +39,9 @@ static int builtin_server_info(tool_env *env, const json_t *args, tool_output *o
 {
     (void)args;
     (void)err;
-    json_t *info = json_pack("{s:O, s:s, s:s, s:s}", "server", env->server_info, "interface",
-                             env->interface, "principal", env->principal, "protocol",
-                             env->protocol ? env->protocol : "");
+    json_t *info =
+        json_pack("{s:O, s:s, s:s, s:s}", "server", env->server_info, "interface", env->interface,
+                  "principal", env->principal, "protocol", env->protocol ? env->protocol : "");
     char *text = json_dumps(info, JSON_INDENT(2));
     tool_output_text(out, text ? text : "{}");
     free(text);

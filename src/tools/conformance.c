@@ -16,7 +16,8 @@
 #include "tools/tool.h"
 
 #define PNG_1X1                                                                                    \
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg" \
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJg" \
+    "gg"                                                                                           \
     "=="
 #define WAV_TINY "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 
@@ -137,9 +138,9 @@ static int ask_client(tool_env *env, const char *method, json_t *params, const c
 static int t_sampling(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
 {
     const char *prompt = json_string_value(json_object_get(args, "prompt"));
-    json_t *params = json_pack("{s:[{s:s, s:{s:s, s:s}}], s:i}", "messages", "role", "user",
-                               "content", "type", "text", "text", prompt ? prompt : "", "maxTokens",
-                               100);
+    json_t *params =
+        json_pack("{s:[{s:s, s:{s:s, s:s}}], s:i}", "messages", "role", "user", "content", "type",
+                  "text", "text", prompt ? prompt : "", "maxTokens", 100);
     return ask_client(env, "sampling/createMessage", params, "LLM response: ", out, err);
 }
 
@@ -163,12 +164,13 @@ static int t_elicitation(tool_env *env, const json_t *args, tool_output *out, db
 static int t_sep1034(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
 {
     (void)args;
-    json_t *schema = json_pack(
-        "{s:s, s:{s:{s:s, s:s}, s:{s:s, s:i}, s:{s:s, s:f}, s:{s:s, s:[s,s,s], s:s}, s:{s:s, s:b}}}",
-        "type", "object", "properties", "name", "type", "string", "default", "John Doe", "age",
-        "type", "integer", "default", 30, "score", "type", "number", "default", 95.5, "status",
-        "type", "string", "enum", "active", "inactive", "pending", "default", "active", "verified",
-        "type", "boolean", "default", 1);
+    json_t *schema =
+        json_pack("{s:s, s:{s:{s:s, s:s}, s:{s:s, s:i}, s:{s:s, s:f}, s:{s:s, s:[s,s,s], s:s}, "
+                  "s:{s:s, s:b}}}",
+                  "type", "object", "properties", "name", "type", "string", "default", "John Doe",
+                  "age", "type", "integer", "default", 30, "score", "type", "number", "default",
+                  95.5, "status", "type", "string", "enum", "active", "inactive", "pending",
+                  "default", "active", "verified", "type", "boolean", "default", 1);
     json_t *params = json_pack("{s:s, s:s, s:o}", "mode", "form", "message",
                                "Please review and update the form fields with defaults",
                                "requestedSchema", schema);
@@ -186,9 +188,9 @@ static int t_sep1330(tool_env *env, const json_t *args, tool_output *out, dbmcp_
 {
     (void)args;
     json_t *props = json_object();
-    json_object_set_new(props, "untitledSingle",
-                        json_pack("{s:s, s:[s,s,s]}", "type", "string", "enum", "option1",
-                                  "option2", "option3"));
+    json_object_set_new(
+        props, "untitledSingle",
+        json_pack("{s:s, s:[s,s,s]}", "type", "string", "enum", "option1", "option2", "option3"));
     json_object_set_new(props, "titledSingle",
                         json_pack("{s:s, s:o}", "type", "string", "oneOf",
                                   titled("value1", "First Option", "value2", "Second Option",
@@ -248,8 +250,7 @@ static int t_trigger_tools(tool_env *env, const json_t *args, tool_output *out, 
     return t_trigger(env, "tools", out);
 }
 
-static int t_trigger_prompts(tool_env *env, const json_t *args, tool_output *out,
-                             dbmcp_error *err)
+static int t_trigger_prompts(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
 {
     (void)args, (void)err;
     return t_trigger(env, "prompts", out);
@@ -273,9 +274,9 @@ static json_t *elicit_request(const char *message, const char *property, const c
 
 static json_t *sampling_request(const char *text, int max_tokens)
 {
-    return json_pack("{s:s, s:{s:[{s:s, s:{s:s, s:s}}], s:i}}", "method",
-                     "sampling/createMessage", "params", "messages", "role", "user", "content",
-                     "type", "text", "text", text, "maxTokens", max_tokens);
+    return json_pack("{s:s, s:{s:[{s:s, s:{s:s, s:s}}], s:i}}", "method", "sampling/createMessage",
+                     "params", "messages", "role", "user", "content", "type", "text", "text", text,
+                     "maxTokens", max_tokens);
 }
 
 static json_t *roots_request(void)
@@ -287,7 +288,8 @@ static json_t *roots_request(void)
 static const char *accepted_field(tool_env *env, const char *key, const char *field)
 {
     json_t *r = json_object_get(env->input_responses, key);
-    if (!json_is_object(r) || strcmp(json_string_value(json_object_get(r, "action")) ?: "", "accept"))
+    if (!json_is_object(r) ||
+        strcmp(json_string_value(json_object_get(r, "action")) ?: "", "accept"))
         return NULL;
     return json_string_value(json_object_get(json_object_get(r, "content"), field));
 }
@@ -318,7 +320,8 @@ static int t_ir_sampling(tool_env *env, const json_t *args, tool_output *out, db
     json_t *r = response_of(env, "capital_question");
     const char *text = json_string_value(json_object_get(json_object_get(r, "content"), "text"));
     if (!text) {
-        request_input(out, "capital_question", sampling_request("What is the capital of France?", 100));
+        request_input(out, "capital_question",
+                      sampling_request("What is the capital of France?", 100));
         return 0;
     }
     char msg[512];
@@ -343,8 +346,7 @@ static int t_ir_roots(tool_env *env, const json_t *args, tool_output *out, dbmcp
     return 0;
 }
 
-static int t_ir_request_state(tool_env *env, const json_t *args, tool_output *out,
-                              dbmcp_error *err)
+static int t_ir_request_state(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
 {
     (void)args, (void)err;
     json_t *r = response_of(env, "confirm");
@@ -372,8 +374,7 @@ static int t_ir_multiple(tool_env *env, const json_t *args, tool_output *out, db
     return 0;
 }
 
-static int t_ir_multi_round(tool_env *env, const json_t *args, tool_output *out,
-                            dbmcp_error *err)
+static int t_ir_multi_round(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
 {
     (void)args, (void)err;
     const char *state = env->request_state ? env->request_state : "";
@@ -410,8 +411,7 @@ static int t_ir_tampered(tool_env *env, const json_t *args, tool_output *out, db
 }
 
 /* Asks only for what the client declared it can answer. */
-static int t_ir_capabilities(tool_env *env, const json_t *args, tool_output *out,
-                             dbmcp_error *err)
+static int t_ir_capabilities(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
 {
     (void)args, (void)err;
     if (env->input_responses && json_object_size(env->input_responses) > 0) {

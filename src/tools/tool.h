@@ -25,23 +25,23 @@
 typedef struct tool_env tool_env;
 
 struct tool_env {
-    const reg_tool *tool;      /* the catalog row being called */
-    const char *call_id;       /* this call's id (audit, SQL comment tag) */
-    const char *principal;     /* caller identity (never from arguments) */
+    const reg_tool *tool;  /* the catalog row being called */
+    const char *call_id;   /* this call's id (audit, SQL comment tag) */
+    const char *principal; /* caller identity (never from arguments) */
     const char *interface;
     const char *user_id;
     const char *agent_id;
-    const char *client_name;   /* may be "" */
-    const char *model;         /* may be "" */
-    const char *protocol;      /* negotiated revision */
+    const char *client_name;     /* may be "" */
+    const char *model;           /* may be "" */
+    const char *protocol;        /* negotiated revision */
     json_t *client_capabilities; /* borrowed; may be NULL */
-    json_t *request_meta;      /* borrowed params._meta; may be NULL */
-    json_t *input_responses;   /* modern multi-round: borrowed inputResponses, or NULL */
-    const char *request_state; /* modern multi-round: verified requestState payload, or NULL */
-    store *query_db;           /* read-only connection to user data (may be NULL) */
-    volatile int *cancelled;   /* nonzero once the client cancelled */
-    const json_t *server_info; /* {name, version, protocols} for server_info */
-    int64_t rows;              /* out: rows produced, -1 when not applicable */
+    json_t *request_meta;        /* borrowed params._meta; may be NULL */
+    json_t *input_responses;     /* modern multi-round: borrowed inputResponses, or NULL */
+    const char *request_state;   /* modern multi-round: verified requestState payload, or NULL */
+    store *query_db;             /* read-only connection to user data (may be NULL) */
+    volatile int *cancelled;     /* nonzero once the client cancelled */
+    const json_t *server_info;   /* {name, version, protocols} for server_info */
+    int64_t rows;                /* out: rows produced, -1 when not applicable */
 
     /* Report progress (no-op when the client sent no progressToken). */
     void (*progress)(tool_env *env, double progress, double total, const char *message);
@@ -50,11 +50,15 @@ struct tool_env {
     /* Legacy only: send a server→client request (sampling/createMessage,
      * elicitation/create, roots/list) and wait for its result. Returns a new
      * reference or NULL with err filled. */
-    json_t *(*client_request)(tool_env *env, const char *method, json_t *params,
-                              dbmcp_error *err);
+    json_t *(*client_request)(tool_env *env, const char *method, json_t *params, dbmcp_error *err);
     /* Announce that a catalog list changed ("tools", "prompts", "resources")
      * to listening clients at once. */
     void (*announce_change)(tool_env *env, const char *kind);
+    /* A setting (dbmcp_settings, refreshed every catalog poll) as an
+     * integer, or def when unset or not a number. */
+    long (*setting_long)(tool_env *env, const char *key, long def);
+    /* A setting's text into out (size bytes); returns 0 when unset. */
+    int (*setting_str)(tool_env *env, const char *key, char *out, size_t size);
     int stateless; /* 2026-07-28 request: use input_required, not client_request */
     void *opaque;  /* owned by the dispatcher */
 };

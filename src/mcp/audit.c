@@ -32,6 +32,7 @@ static void free_rows(reg_audit_row *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(rows[i].target);
         free(rows[i].error_detail);
+        free(rows[i].sql_text);
     }
     free(rows);
 }
@@ -119,6 +120,7 @@ void audit_queue_push(audit_queue *q, reg_audit_row *row)
             log_msg(LOG_ERROR, "audit", "out of memory: audit row for %s dropped", row->call_id);
             free(row->target);
             free(row->error_detail);
+            free(row->sql_text);
             return;
         }
         q->rows = p;

@@ -17,7 +17,7 @@ typedef struct audit_queue audit_queue;
 audit_queue *audit_queue_create(store_pool *pool, int flush_ms);
 /* Flush, stop the writer, free. NULL is a no-op. */
 void audit_queue_free(audit_queue *q);
-/* Queue a row; takes ownership of row->target and row->error_detail. */
+/* Queue a row; takes ownership of row->target, error_detail and sql_text. */
 void audit_queue_push(audit_queue *q, reg_audit_row *row);
 /* Write everything queued now and wait until it is written. */
 void audit_queue_flush(audit_queue *q);

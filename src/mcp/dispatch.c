@@ -40,7 +40,7 @@ static void copy_str(char *dst, size_t size, const char *src)
 
 void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
                       const char *target, const char *call_id, double start_ms, const char *status,
-                      int code, const char *detail, size_t bytes, int64_t rows)
+                      int code, const char *detail, size_t bytes, int64_t rows, char *sql_text)
 {
     reg_audit_row row;
     memset(&row, 0, sizeof row);
@@ -65,6 +65,7 @@ void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, 
     row.duration_ms = ids_monotonic_ms() - start_ms;
     row.bytes_out = (int64_t)bytes;
     row.rows_out = rows;
+    row.sql_text = sql_text;
     audit_queue_push(srv->audit, &row);
 }
 
@@ -257,7 +258,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
             snprintf(text, sizeof text, "arguments must be a JSON object");
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
         mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error", DBMCP_ENOTFOUND,
-                         text, 0, -1);
+                         text, 0, -1, NULL);
         catalog_snapshot_unref(snap);
         return NULL;
     }
@@ -269,6 +270,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     int code = 0;
     const char *request_state = json_get_str(msg->params, "requestState");
     int64_t rows = -1;
+    char *sql_text = NULL;
     char *state_plain = NULL;
 
     if (jsonschema_validate_strict(tool->input_schema, args, &err) != 0) {
@@ -291,6 +293,12 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         tool_output out = {0};
         int rc = run_handler(&d, &env, fn, args, &out, &err);
         rows = env.rows;
+        char sql_setting[8] = "on";
+        mcp_server_setting(srv, "audit.sql_text", sql_setting, sizeof sql_setting);
+        if (out.audit_sql && strcmp(sql_setting, "off") != 0) {
+            sql_text = out.audit_sql;
+            out.audit_sql = NULL;
+        }
         if (rc == 0 && out.missing_capabilities) {
             set_rpc(rpc_code, rpc_message, rpc_message_size, MCP_MISSING_CLIENT_CAPABILITY,
                     "Missing required client capability");
@@ -315,7 +323,8 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     if (result)
         json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
     mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, status, code,
-                     code ? err.message : NULL, result ? json_compact_size(result) : 0, rows);
+                     code ? err.message : NULL, result ? json_compact_size(result) : 0, rows,
+                     sql_text);
     free(state_plain);
     json_decref(args);
     catalog_snapshot_unref(snap);

@@ -122,9 +122,10 @@ json_t *mcp_methods_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
 json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
                                const jsonrpc_msg *msg, int *rpc_code, char *rpc_message,
                                size_t rpc_message_size, json_t **rpc_data, inflight *flight);
+/* Queue one audit row; takes ownership of sql_text (may be NULL). */
 void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
                       const char *target, const char *call_id, double start_ms, const char *status,
-                      int code, const char *detail, size_t bytes, int64_t rows);
+                      int code, const char *detail, size_t bytes, int64_t rows, char *sql_text);
 
 /* Tell listen streams (and legacy sessions) that a list changed now,
  * without waiting for the watcher ("tools", "prompts" or "resources"). */

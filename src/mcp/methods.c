@@ -326,7 +326,7 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
         fail(f, JSONRPC_INTERNAL_ERROR, "the resource could not be read (call %s)", call_id);
     }
     mcp_audit_simple(srv, s, ctx, "resources/read", uri, call_id, start, rc ? "error" : "ok", rc,
-                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1);
+                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL);
     reg_resource_free(&r);
     return result;
 }
@@ -431,7 +431,7 @@ static json_t *m_prompts_get(mcp_server *srv, mcp_session *s, const jsonrpc_msg 
         json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
     }
     mcp_audit_simple(srv, s, ctx, "prompts/get", name, call_id, start, rc ? "error" : "ok", rc,
-                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1);
+                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL);
     return result;
 }
 

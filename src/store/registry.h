@@ -114,6 +114,7 @@ typedef struct reg_audit_row {
     const char *status; /* static string: ok | error | denied | cancelled */
     const char *error_class;
     char *error_detail; /* owned by the row's creator; may be NULL */
+    char *sql_text;     /* owned by the row's creator; may be NULL */
     double duration_ms;
     int64_t bytes_out;
     int64_t rows_out; /* -1 = not applicable */

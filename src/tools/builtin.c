@@ -22,6 +22,7 @@ void tool_output_free(tool_output *out)
     json_decref(out->structured);
     json_decref(out->input_required);
     json_decref(out->missing_capabilities);
+    free(out->audit_sql);
     free(out->request_state);
     memset(out, 0, sizeof *out);
 }

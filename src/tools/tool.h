@@ -76,6 +76,8 @@ typedef struct tool_output {
     char *request_state;          /* owned plaintext state to protect with HMAC */
     json_t *missing_capabilities; /* owned {capability: {}}: the client lacks what the tool
                                      needs; becomes JSON-RPC error -32021 */
+    char *audit_sql;              /* owned: SQL text run, recorded in dbmcp_audit.sql_text
+                                     unless the setting audit.sql_text is off */
 } tool_output;
 
 typedef int (*tool_handler_fn)(tool_env *env, const json_t *args, tool_output *out,

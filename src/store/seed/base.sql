@@ -24,5 +24,6 @@ INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES
 INSERT INTO dbmcp_settings (key, value, description) VALUES
 ('server.page_size', '50', 'Items per page in tools/list, prompts/list, resources/list'),
 ('server.list_ttl_ms', '60000', 'ttlMs announced on modern list results (how long clients may cache them)'),
+('audit.sql_text', 'on', 'Record the SQL text that query tools ran in dbmcp_audit.sql_text (on/off)'),
 ('audit.flush_ms', '200', 'How often queued audit rows are written (milliseconds)'),
 ('http.max_body', '4194304', 'Largest accepted HTTP request body in bytes (413 above)');

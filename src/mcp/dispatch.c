@@ -35,7 +35,10 @@ typedef struct dispatch_state {
 
 static void copy_str(char *dst, size_t size, const char *src)
 {
-    snprintf(dst, size, "%s", src ? src : "");
+    size_t n = src ? strnlen(src, size - 1) : 0;
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
 }
 
 void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,

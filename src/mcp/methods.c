@@ -707,6 +707,30 @@ json_t *mcp_methods_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
     return jsonrpc_result(msg->id, result);
 }
 
+/* Methods that only read the in-memory catalog snapshot. */
+static const char *const quick_methods[] = {
+    "initialize",          "ping",         "server/discover", "logging/setLevel",
+    "tools/list",          "prompts/list", "resources/list",  "resources/templates/list",
+    "completion/complete", NULL,
+};
+
+int mcp_request_is_quick(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg)
+{
+    if (msg->kind != JSONRPC_REQUEST)
+        return 1;
+    for (int i = 0; quick_methods[i]; i++)
+        if (strcmp(msg->method, quick_methods[i]) == 0)
+            return 1;
+    if (strcmp(msg->method, "tools/call") != 0)
+        return 0;
+    dbmcp_error err;
+    catalog_snapshot *snap = mcp_snapshot_get(srv, s->who.interface, &err);
+    const reg_tool *t = snap ? catalog_find_tool(snap, json_get_str(msg->params, "name")) : NULL;
+    int quick = t && strcmp(t->handler_kind, "builtin") == 0 && tools_builtin_is_quick(t->handler);
+    catalog_snapshot_unref(snap);
+    return quick;
+}
+
 json_t *mcp_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mcp_call_ctx *ctx)
 {
     mcp_call_ctx local = {0};

@@ -137,6 +137,11 @@ void mcp_session_cancel_all(mcp_session *s);
  * mcp_http_status_for_error. */
 json_t *mcp_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mcp_call_ctx *ctx);
 
+/* Nonzero when handling msg cannot block: it only reads the in-memory
+ * catalog or calls a builtin that never waits (echo, server_info).
+ * Transports may answer such requests on their reading thread. */
+int mcp_request_is_quick(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg);
+
 /* The protocol version a modern request names in params._meta, or NULL
  * when the request is legacy-style. */
 const char *mcp_request_modern_version(const jsonrpc_msg *msg);

@@ -61,6 +61,18 @@ static const builtin_entry general_builtins[] = {
     {NULL, NULL},
 };
 
+/* Builtins that only compute from their arguments: bounded CPU, no I/O, no
+ * waiting on the client. Transports may run them on the reading thread. */
+static const char *const quick_builtins[] = {"echo", "server_info", NULL};
+
+int tools_builtin_is_quick(const char *name)
+{
+    for (int i = 0; name && quick_builtins[i]; i++)
+        if (strcmp(quick_builtins[i], name) == 0)
+            return 1;
+    return 0;
+}
+
 tool_handler_fn tools_builtin_find(const char *name)
 {
     if (!name)

@@ -87,12 +87,15 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Requests go to the worker pool (grown on demand up to STDIO_MAX_WORKERS
- * threads, kept for the session); notifications and responses are handled
- * inline: they are quick, and a response may be what a worker waits for. */
+/* Requests that may block (SQL tools, tools waiting for the client) go to
+ * the worker pool (grown on demand up to STDIO_MAX_WORKERS threads, kept for
+ * the session). Notifications, responses (a worker may be waiting for one)
+ * and requests that cannot block are handled on the reading thread, which
+ * saves two thread hand-offs per call. */
 static void dispatch(stdio_conn *c, jsonrpc_msg *msg)
 {
-    stdio_job *job = msg->kind == JSONRPC_REQUEST ? calloc(1, sizeof *job) : NULL;
+    int inline_ok = mcp_request_is_quick(c->srv, c->session, msg);
+    stdio_job *job = inline_ok ? NULL : calloc(1, sizeof *job);
     if (!job) {
         handle(c, msg);
         jsonrpc_msg_free(msg);

@@ -205,7 +205,8 @@ CREATE TABLE dbmcp_audit (
 );
 CREATE INDEX dbmcp_audit_ts ON dbmcp_audit (ts);
 CREATE INDEX dbmcp_audit_target ON dbmcp_audit (target, ts);
-CREATE INDEX dbmcp_audit_call ON dbmcp_audit (call_id);
+-- No index on call_id: random UUID keys would scatter every batch of audit
+-- writes over the whole index; lookups by call id are rare operator queries.
 
 -- Change tracking for list_changed notifications.
 CREATE TRIGGER dbmcp_tools_ai AFTER INSERT ON dbmcp_tools BEGIN UPDATE dbmcp_catalog_version SET tools_version = tools_version + 1; END;

@@ -77,6 +77,15 @@ static json_t *m_initialize(mcp_server *srv, mcp_session *s, const jsonrpc_msg *
     return r;
 }
 
+/* The revisions this server speaks, as a new JSON array. */
+static json_t *versions_array(void)
+{
+    json_t *a = json_array();
+    for (const char *const *v = mcp_supported_versions(); *v; v++)
+        json_array_append_new(a, json_string(*v));
+    return a;
+}
+
 static json_t *m_discover(mcp_server *srv, mcp_session *s, rpc_fail *f)
 {
     (void)f;
@@ -85,9 +94,8 @@ static json_t *m_discover(mcp_server *srv, mcp_session *s, rpc_fail *f)
     json_t *caps =
         json_pack("{s:{s:b}, s:{s:b}, s:{s:b}, s:{}}", "tools", "listChanged", 1, "prompts",
                   "listChanged", 1, "resources", "listChanged", 1, "completions");
-    json_t *r = json_pack("{s:[s,s,s,s,s], s:o, s:s, s:{s:O}}", "supportedVersions", MCP_MODERN,
-                          "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "capabilities",
-                          caps, "instructions", instructions_of(snap), "_meta",
+    json_t *r = json_pack("{s:o, s:o, s:s, s:{s:O}}", "supportedVersions", versions_array(),
+                          "capabilities", caps, "instructions", instructions_of(snap), "_meta",
                           "io.modelcontextprotocol/serverInfo", srv->server_info);
     catalog_snapshot_unref(snap);
     return r;
@@ -639,8 +647,7 @@ static json_t *check_stateless(const jsonrpc_msg *msg, const char *version)
         return jsonrpc_error(msg->id, JSONRPC_INVALID_PARAMS, text, NULL);
     }
     if (!mcp_version_supported(version)) {
-        json_t *data = json_pack("{s:[s,s,s,s,s], s:s}", "supported", MCP_MODERN, "2025-11-25",
-                                 "2025-06-18", "2025-03-26", "2024-11-05", "requested", version);
+        json_t *data = json_pack("{s:o, s:s}", "supported", versions_array(), "requested", version);
         return jsonrpc_error(msg->id, MCP_UNSUPPORTED_VERSION, "Unsupported protocol version",
                              data);
     }

@@ -24,6 +24,11 @@
 static const char *supported_versions[] = {"2026-07-28", "2025-11-25", "2025-06-18",
                                            "2025-03-26", "2024-11-05", NULL};
 
+const char *const *mcp_supported_versions(void)
+{
+    return supported_versions;
+}
+
 int mcp_version_supported(const char *version)
 {
     for (int i = 0; version && supported_versions[i]; i++)

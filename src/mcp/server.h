@@ -52,7 +52,10 @@ typedef struct mcp_identity {
 /* Where the server sends messages that are not the response itself
  * (notifications, server→client requests). send() borrows msg; it must be
  * safe to call from any thread and return quickly. Returns 0 when sent, -1
- * when the peer is gone. */
+ * when the peer is gone. Lifetime: a session sink is not called after
+ * mcp_session_set_sink replaced it returns; a request's sink (ctx.sink) is
+ * not called after mcp_handle returns, unless the request opened a listen
+ * stream, whose sink is used until mcp_listener_close returns. */
 typedef struct mcp_sink {
     int (*send)(void *ctx, json_t *msg);
     void *ctx;
@@ -122,7 +125,9 @@ const mcp_identity *mcp_session_identity(const mcp_session *s);
 /* Where session-level notifications (list_changed, resource updates, log
  * messages outside a request) go. Pass a NULL send to detach. */
 void mcp_session_set_sink(mcp_session *s, mcp_sink sink);
-/* Nonzero once `initialize` succeeded (legacy). */
+/* Nonzero once the client sent notifications/initialized (legacy). A
+ * session whose `initialize` returned a result has a non-empty
+ * mcp_session_protocol before that. */
 int mcp_session_initialized(const mcp_session *s);
 /* Negotiated protocol version ("" before initialize). */
 const char *mcp_session_protocol(const mcp_session *s);
@@ -147,6 +152,9 @@ int mcp_request_is_quick(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg
 const char *mcp_request_modern_version(const jsonrpc_msg *msg);
 /* Nonzero when `version` is a revision this server speaks. */
 int mcp_version_supported(const char *version);
+/* The revisions this server speaks, newest first, NULL-terminated
+ * (static). -32022 errors and server/discover list exactly these. */
+const char *const *mcp_supported_versions(void);
 
 /* HTTP status for a stateless (2026-07-28) JSON-RPC error response:
  * -32601 → 404; -32602 (bad _meta), -32020, -32021, -32022 → 400; others 200. */

@@ -103,6 +103,7 @@ struct http_stream {
     int done;             /* the worker has the final response */
     json_t *response;     /* the final response until it is sent (owned) */
     int listening;        /* mcp_handle opened a listen stream (ctx.keep_open) */
+    char model[129];      /* Dbmcp-Model request header, for the audit ("" = none) */
     http_stream *prev_active, *next_active; /* daemon's list of running workers */
 };
 
@@ -192,6 +193,10 @@ static void cond_wait_for(pthread_cond_t *c, pthread_mutex_t *m, double seconds)
 }
 
 /* --- strings and headers ------------------------------------------------- */
+
+/* Clients and gateways name the model they relay for in this header; it
+ * goes to the audit (params._meta["dbmcp/model"] works on every transport). */
+#define HTTP_MODEL_HEADER "Dbmcp-Model"
 
 static const char *header(struct MHD_Connection *c, const char *name)
 {
@@ -609,21 +614,6 @@ static enum MHD_Result reply_resource_metadata(const http_daemon *hd, struct MHD
     json_t *j = json_pack("{s:s, s:[s], s:s}", "resource", resource, "bearer_methods_supported",
                           "header", "resource_name", "dbmcp");
     return reply_json(c, MHD_HTTP_OK, j, NULL);
-}
-
-/* HTTP status for a modern response: the spec gives some errors their own. */
-static unsigned modern_status(const json_t *resp)
-{
-    json_t *error = json_object_get(resp, "error");
-    if (!error)
-        return MHD_HTTP_OK;
-    switch (json_integer_value(json_object_get(error, "code"))) {
-    case JSONRPC_METHOD_NOT_FOUND: return MHD_HTTP_NOT_FOUND;
-    case MCP_HEADER_MISMATCH:
-    case MCP_MISSING_CLIENT_CAPABILITY:
-    case MCP_UNSUPPORTED_VERSION: return MHD_HTTP_BAD_REQUEST;
-    default: return MHD_HTTP_OK;
-    }
 }
 
 /* --- streams ------------------------------------------------------------- */
@@ -1082,6 +1072,7 @@ static void *call_worker(void *arg)
     http_daemon *hd = st->hd;
     mcp_call_ctx ctx = {0};
     ctx.transport = "http";
+    ctx.model = st->model[0] ? st->model : NULL;
     if (st->sse_ok)
         ctx.sink = (mcp_sink){stream_sink_send, st};
     json_t *resp = mcp_handle(hd->srv, st->session, st->msg, &ctx);
@@ -1138,7 +1129,7 @@ static enum MHD_Result call_reply_json(struct MHD_Connection *c, http_stream *st
     st->mode = MODE_JSON;
     int modern = st->modern;
     pthread_mutex_unlock(&st->mu);
-    return reply_json(c, modern ? modern_status(resp) : MHD_HTTP_OK, resp, NULL);
+    return reply_json(c, modern ? (unsigned)mcp_http_status_for_error(resp) : MHD_HTTP_OK, resp, NULL);
 }
 
 static enum MHD_Result call_reply_sse(http_daemon *hd, struct MHD_Connection *c, http_stream *st)
@@ -1208,6 +1199,8 @@ static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c, 
     st->modern = modern;
     st->json_ok = req->json_ok;
     st->sse_ok = req->sse_ok;
+    const char *model = header(c, HTTP_MODEL_HEADER);
+    snprintf(st->model, sizeof st->model, "%s", model ? model : "");
     req->stream = st;
     if (worker_start(hd, st) != 0)
         return reply_busy(c, msg->id, "Server busy: too many requests in flight");
@@ -1318,12 +1311,9 @@ static const char *check_method_headers(struct MHD_Connection *c, const jsonrpc_
  * server says it speaks. */
 static json_t *unsupported_version_data(const char *requested)
 {
-    static const char *const known[] = {MCP_MODERN, MCP_LATEST_LEGACY, "2025-06-18", "2025-03-26",
-                                        "2024-11-05"};
     json_t *supported = json_array();
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (mcp_version_supported(known[i]))
-            json_array_append_new(supported, json_string(known[i]));
+    for (const char *const *v = mcp_supported_versions(); *v; v++)
+        json_array_append_new(supported, json_string(*v));
     return json_pack("{s:o, s:s}", "supported", supported, "requested", requested);
 }
 
@@ -1376,18 +1366,25 @@ static enum MHD_Result post_modern(http_daemon *hd, struct MHD_Connection *c, ht
     return call_dispatch(hd, c, req, msg, s, NULL, 1);
 }
 
+/* MCP-Protocol-Version names a modern revision (2026-07-28 or later;
+ * revisions are dates, so they compare as strings). */
+static int modern_header_present(struct MHD_Connection *c)
+{
+    const char *v;
+    size_t n;
+    if (!header_view(c, "MCP-Protocol-Version", &v, &n))
+        return 0;
+    size_t mn = strlen(MCP_MODERN);
+    int cmp = strncmp(v, MCP_MODERN, n < mn ? n : mn);
+    return cmp > 0 || (cmp == 0 && n >= mn);
+}
+
 /* A request without the modern _meta version that still claims the modern
  * era (modern header, or _meta with MCP keys): the _meta is invalid. */
 static int looks_modern(struct MHD_Connection *c, const jsonrpc_msg *msg)
 {
-    const char *v;
-    size_t n;
-    if (header_view(c, "MCP-Protocol-Version", &v, &n)) {
-        size_t mn = strlen(MCP_MODERN);
-        int cmp = strncmp(v, MCP_MODERN, n < mn ? n : mn);
-        if (cmp > 0 || (cmp == 0 && n >= mn))
-            return 1;
-    }
+    if (modern_header_present(c))
+        return 1;
     json_t *meta = msg->params ? json_object_get(msg->params, "_meta") : NULL;
     return json_is_object(meta) && (json_object_get(meta, MCP_META_PROTOCOL) ||
                                     json_object_get(meta, MCP_META_CLIENT_CAPS));
@@ -1506,17 +1503,6 @@ static enum MHD_Result post_message(http_daemon *hd, struct MHD_Connection *c, h
                                   "Invalid params: _meta[\"" MCP_META_PROTOCOL "\"] is required",
                                   NULL);
     return post_legacy(hd, c, req, msg);
-}
-
-static int modern_header_present(struct MHD_Connection *c)
-{
-    const char *v;
-    size_t n;
-    if (!header_view(c, "MCP-Protocol-Version", &v, &n))
-        return 0;
-    size_t mn = strlen(MCP_MODERN);
-    int cmp = strncmp(v, MCP_MODERN, n < mn ? n : mn);
-    return cmp > 0 || (cmp == 0 && n >= mn);
 }
 
 /* GET /mcp: the legacy session's stream for messages outside requests. */
@@ -1919,12 +1905,15 @@ static void drain_workers(http_daemon *hd)
     pthread_mutex_unlock(&hd->mu);
 }
 
-/* Give open streams a moment to deliver their last bytes. */
-static void drain_streams(http_daemon *hd)
+/* Wait until no stream is left, for at most `seconds` (< 0: no limit).
+ * Before the daemon stops this lets streams deliver their last bytes;
+ * after it, it waits out the worker threads' final releases, which still
+ * touch the daemon and the server. */
+static void drain_streams(http_daemon *hd, double seconds)
 {
-    double deadline = now_s() + HTTP_STREAM_DRAIN_S;
+    double deadline = now_s() + seconds;
     pthread_mutex_lock(&hd->mu);
-    while (hd->streams > 0 && now_s() < deadline)
+    while (hd->streams > 0 && (seconds < 0 || now_s() < deadline))
         cond_wait_for(&hd->cond, &hd->mu, 0.1);
     pthread_mutex_unlock(&hd->mu);
 }
@@ -1934,9 +1923,10 @@ static void daemon_shutdown(http_daemon *hd)
     atomic_store(&hd->stopping, 1);
     MHD_socket listen_fd = MHD_quiesce_daemon(hd->mhd);
     drain_workers(hd);
-    drain_streams(hd);
+    drain_streams(hd, HTTP_STREAM_DRAIN_S);
     MHD_stop_daemon(hd->mhd);
     hd->mhd = NULL;
+    drain_streams(hd, -1.0);
     if (listen_fd != MHD_INVALID_SOCKET)
         close(listen_fd);
     table_clear(hd);

@@ -219,15 +219,20 @@ static int run_handler(dispatch_state *d, tool_env *env, tool_handler_fn fn, jso
                        tool_output *out, dbmcp_error *err)
 {
     store *qdb = NULL;
-    if (strcmp(env->tool->handler_kind, "sql") == 0) {
+    if (strcmp(env->tool->handler_kind, "sql") == 0 ||
+        tools_builtin_needs_query(env->tool->handler)) {
         qdb = store_pool_acquire(d->srv->query, err);
         if (!qdb)
             return err->code;
         env->query_db = qdb;
+        store_set_cancel_flag(qdb, env->cancelled);
     }
     int rc = fn(env, args, out, err);
-    if (qdb)
+    if (qdb) {
+        store_set_cancel_flag(qdb, NULL);
+        store_set_time_limit(qdb, 0);
         store_pool_release(d->srv->query, qdb);
+    }
     return rc;
 }
 

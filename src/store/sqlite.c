@@ -22,6 +22,7 @@ struct store {
     size_t n_functions;
     double deadline_ms; /* monotonic deadline for the running statement; 0 = none */
     int timed_out;      /* the progress handler interrupted for the deadline */
+    volatile int *cancel; /* nonzero when the caller gave up (client cancelled); may be NULL */
 };
 
 struct store_stmt {
@@ -87,12 +88,17 @@ static int query_authorizer(void *ctx, int action, const char *a, const char *b,
             return db->trusted ? SQLITE_OK : SQLITE_DENY;
         return SQLITE_OK;
     case SQLITE_PRAGMA:
-        /* Read-only introspection pragmas, for store internals only. */
-        return db->trusted && a &&
-                       (strcmp(a, "table_xinfo") == 0 || strcmp(a, "table_info") == 0 ||
-                        strcmp(a, "query_only") == 0 || strcmp(a, "index_list") == 0 ||
-                        strcmp(a, "index_info") == 0 || strcmp(a, "foreign_key_list") == 0) &&
-                       !b
+        /* Read-only introspection pragmas, for store internals only:
+         * query_only may be read, never set (b is the value of
+         * `PRAGMA x = v`); the others take a table or index name as b
+         * and have no setting form. */
+        if (!db->trusted || !a)
+            return SQLITE_DENY;
+        if (strcmp(a, "query_only") == 0)
+            return b ? SQLITE_DENY : SQLITE_OK;
+        return strcmp(a, "table_xinfo") == 0 || strcmp(a, "table_info") == 0 ||
+                       strcmp(a, "index_list") == 0 || strcmp(a, "index_info") == 0 ||
+                       strcmp(a, "index_xinfo") == 0 || strcmp(a, "foreign_key_list") == 0
                    ? SQLITE_OK
                    : SQLITE_DENY;
     default: return SQLITE_DENY;
@@ -110,6 +116,8 @@ static double monotonic_ms(void)
 static int deadline_check(void *ctx)
 {
     store *db = ctx;
+    if (db->cancel && *db->cancel)
+        return 1;
     if (db->deadline_ms > 0 && monotonic_ms() > db->deadline_ms) {
         db->timed_out = 1;
         return 1;
@@ -286,6 +294,8 @@ int store_step(store_stmt *st, dbmcp_error *err)
     if ((rc & 0xff) == SQLITE_INTERRUPT && st->owner->timed_out)
         return dbmcp_error_set_private(err, DBMCP_ETIMEOUT, "the query took too long",
                                        "step: time limit exceeded");
+    if ((rc & 0xff) == SQLITE_INTERRUPT && st->owner->cancel && *st->owner->cancel)
+        return dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled by the client");
     return fail(st->owner, rc, err, "step");
 }
 
@@ -457,6 +467,11 @@ int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err)
         p += len;
     }
     return 0;
+}
+
+void store_set_cancel_flag(store *db, volatile int *flag)
+{
+    db->cancel = flag;
 }
 
 void store_set_time_limit(store *db, int ms)

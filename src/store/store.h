@@ -140,6 +140,10 @@ int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err);
 /* Interrupt statements running longer than ms from now (0 = no limit);
  * store_step then fails with DBMCP_ETIMEOUT. Call before each statement. */
 void store_set_time_limit(store *db, int ms);
+/* Interrupt running statements as soon as *flag becomes nonzero (a client
+ * cancelled or went away); NULL stops watching. store_step then fails with
+ * DBMCP_ETIMEOUT "cancelled by the client". */
+void store_set_cancel_flag(store *db, volatile int *flag);
 /* 0 when the handle provably cannot write (read-only open and query_only);
  * DBMCP_EDENIED otherwise. Servers refuse to start on failure. */
 int store_verify_readonly(store *db, dbmcp_error *err);

@@ -5,64 +5,24 @@
  * filled from the caller's identity and can never come from arguments (the
  * schema validator refuses unknown properties, and these are bound last).
  * The statement runs on the read-only query connection and the result is
- * one compact markdown table.
+ * one compact markdown table (render.c) within the limits of the settings
+ * report.max_rows, query.cell_max and query.byte_cap.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
+#include "tools/render.h"
 #include "tools/tool.h"
 
-#define SQL_TOOL_MAX_ROWS 500
-#define SQL_TOOL_MAX_CELL 500
-
-typedef struct text_buf {
-    char *data;
-    size_t len, cap;
-} text_buf;
-
-static int buf_append(text_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->len + n + 1) * 2;
-        char *p = realloc(b->data, cap);
-        if (!p)
-            return -1;
-        b->data = p;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-    return 0;
-}
-
-static void buf_puts(text_buf *b, const char *s)
-{
-    buf_append(b, s, strlen(s));
-}
-
-/* Append a cell with pipes and newlines escaped, cut at SQL_TOOL_MAX_CELL
- * bytes on a UTF-8 boundary. */
-static void buf_cell(text_buf *b, const char *s)
-{
-    size_t n = 0;
-    for (const char *p = s; *p; p++, n++) {
-        if (n >= SQL_TOOL_MAX_CELL && ((unsigned char)*p & 0xC0) != 0x80) {
-            buf_puts(b, "…");
-            return;
-        }
-        if (*p == '|')
-            buf_puts(b, "\\|");
-        else if (*p == '\n')
-            buf_puts(b, "\\n");
-        else if (*p == '\r')
-            buf_puts(b, "\\r");
-        else
-            buf_append(b, p, 1);
-    }
-}
+#define SQL_TOOL_DEFAULT_MAX_ROWS 100
+#define SQL_TOOL_LIMIT_MAX_ROWS 5000
+#define SQL_TOOL_DEFAULT_CELL_MAX 500
+#define SQL_TOOL_LIMIT_CELL_MAX 1000000
+#define SQL_TOOL_DEFAULT_BYTE_CAP 262144
 
 static int is_integral(double d)
 {
@@ -111,41 +71,36 @@ static void bind_all(tool_env *env, store_stmt *st, const json_t *args)
     }
 }
 
-static void render_header(text_buf *b, store_stmt *st)
+/* A setting as a number clamped to [lo, hi] (def when unset or not a
+ * number). */
+static long setting_clamped(tool_env *env, const char *key, long def, long lo, long hi)
 {
-    int cols = store_column_count(st);
-    buf_puts(b, "|");
-    for (int c = 0; c < cols; c++) {
-        buf_puts(b, " ");
-        buf_cell(b, store_column_name(st, c));
-        buf_puts(b, " |");
-    }
-    buf_puts(b, "\n|");
-    for (int c = 0; c < cols; c++)
-        buf_puts(b, " --- |");
-    buf_puts(b, "\n");
+    long v = env->setting_long ? env->setting_long(env, key, def) : def;
+    if (v < lo)
+        return lo;
+    if (v > hi)
+        return hi;
+    return v;
 }
 
-static void render_row(text_buf *b, store_stmt *st)
+/* Limits: report.max_rows clamped to 1..5000; query.cell_max (at most a
+ * million) and query.byte_cap fall back to their defaults when not
+ * positive. */
+static render_limits sql_tool_limits(tool_env *env)
 {
-    int cols = store_column_count(st);
-    buf_puts(b, "|");
-    for (int c = 0; c < cols; c++) {
-        buf_puts(b, " ");
-        if (store_column_type(st, c) == STORE_NULL) {
-            buf_puts(b, "NULL");
-        } else if (store_column_type(st, c) == STORE_BLOB) {
-            char tmp[64];
-            snprintf(tmp, sizeof tmp, "<binary %zu bytes>", store_column_bytes(st, c));
-            buf_puts(b, tmp);
-        } else {
-            buf_cell(b, store_column_text(st, c));
-        }
-        buf_puts(b, " |");
-    }
-    buf_puts(b, "\n");
+    render_limits limits = render_limits_default();
+    limits.max_rows = (int)setting_clamped(env, "report.max_rows", SQL_TOOL_DEFAULT_MAX_ROWS, 1,
+                                           SQL_TOOL_LIMIT_MAX_ROWS);
+    long cell_max = setting_clamped(env, "query.cell_max", SQL_TOOL_DEFAULT_CELL_MAX, 0,
+                                    SQL_TOOL_LIMIT_CELL_MAX);
+    long byte_cap = setting_clamped(env, "query.byte_cap", SQL_TOOL_DEFAULT_BYTE_CAP, 0, LONG_MAX);
+    limits.cell_max = cell_max > 0 ? (size_t)cell_max : SQL_TOOL_DEFAULT_CELL_MAX;
+    limits.byte_cap = byte_cap > 0 ? (size_t)byte_cap : SQL_TOOL_DEFAULT_BYTE_CAP;
+    return limits;
 }
 
+/* Run the tool's SQL with its arguments bound and answer with the table;
+ * out->audit_sql gets the text as run, whether it succeeds or not. */
 int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
 {
     if (!env->query_db)
@@ -155,42 +110,28 @@ int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp
     if (asprintf(&sql, "/* dbmcp call_id=%s tool=%s */ %s", env->call_id, env->tool->name,
                  env->tool->handler) < 0)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    free(out->audit_sql);
+    out->audit_sql = sql;
+    double start = ids_monotonic_ms();
     store_stmt *st;
     int rc = store_prepare(env->query_db, sql, &st, err);
-    free(sql);
     if (rc)
         return rc;
     bind_all(env, st, args);
-    text_buf b = {0};
-    int64_t rows = 0;
-    int more = 0;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        if (rows == 0)
-            render_header(&b, st);
-        if (rows == SQL_TOOL_MAX_ROWS) {
-            more = 1;
-            break;
-        }
-        render_row(&b, st);
-        rows++;
-        if (env->cancelled && *env->cancelled) {
-            rc = dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled by the client");
-            break;
-        }
-    }
-    if (rows == 0 && rc == STORE_DONE)
-        buf_puts(&b, "(no rows)\n");
+    render_table table;
+    render_table_init(&table, sql_tool_limits(env));
+    rc = render_table_from_stmt(&table, st, env->cancelled, err);
     store_finalize(st);
     if (rc < 0) {
-        free(b.data);
+        render_table_free(&table);
         return rc;
     }
-    char meta[128];
-    snprintf(meta, sizeof meta, "\n%lld row%s%s", (long long)rows, rows == 1 ? "" : "s",
-             more ? " shown; more rows exist" : "");
-    buf_puts(&b, meta);
-    tool_output_text(out, b.data ? b.data : "");
-    free(b.data);
+    int64_t rows = table.rows; /* finish resets the table */
+    char *text = render_table_finish(&table, ids_monotonic_ms() - start);
+    if (!text)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    tool_output_text(out, text);
+    free(text);
     env->rows = rows;
     return 0;
 }

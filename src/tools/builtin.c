@@ -61,6 +61,19 @@ static const builtin_entry general_builtins[] = {
     {NULL, NULL},
 };
 
+/* Builtins that read user data: the dispatcher checks out a read-only
+ * query connection (tool_env.query_db) for them, as for SQL handlers. */
+static const char *const query_builtins[] = {"list_tables", "describe_table", "search_objects",
+                                             "execute_query", NULL};
+
+int tools_builtin_needs_query(const char *name)
+{
+    for (int i = 0; name && query_builtins[i]; i++)
+        if (strcmp(query_builtins[i], name) == 0)
+            return 1;
+    return 0;
+}
+
 /* Builtins that only compute from their arguments: bounded CPU, no I/O, no
  * waiting on the client. Transports may run them on the reading thread. */
 static const char *const quick_builtins[] = {"echo", "server_info", NULL};

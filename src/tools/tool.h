@@ -91,6 +91,8 @@ void tool_output_free(tool_output *out);
 tool_handler_fn tools_builtin_find(const char *name);
 /* Nonzero for builtins that never block (pure computation on arguments). */
 int tools_builtin_is_quick(const char *name);
+/* Nonzero for builtins that read user data through tool_env.query_db. */
+int tools_builtin_needs_query(const char *name);
 /* Nonzero when a builtin of that name exists (catalog validation). */
 int tools_builtin_exists(const char *name);
 /* Builtin resource-template handlers: content text for a URI the template

@@ -23,7 +23,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench clean
+.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query clean
 
 all: $(BUILD)/dbmcp
 
@@ -72,6 +72,10 @@ demo: deps all
 
 bench: all
 	@bench/run.sh
+
+# execute_query against Bytebase DBHub on a 1,000,000-row table.
+bench-query: all
+	@bench/query.sh
 
 format:
 	clang-format -i $(SRCS) $(shell find src tests/unit fuzz -name '*.h' -o -name '*.c' 2>/dev/null | sort -u)

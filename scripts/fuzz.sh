@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# fuzz.sh — build fuzz/fuzz_jsonrpc with libFuzzer, ASan and UBSan and run it.
+# fuzz.sh — build every fuzz/fuzz_*.c target with libFuzzer, ASan and UBSan
+# and run each in turn.
 #
-#   scripts/fuzz.sh                    # 60 seconds
-#   FUZZ_SECONDS=20 scripts/fuzz.sh    # what `make test` uses
-#   scripts/fuzz.sh crash-<sha1>       # replay one input (a reproducer)
+#   scripts/fuzz.sh                           # 60 seconds, split between the targets
+#   FUZZ_SECONDS=20 scripts/fuzz.sh           # what `make test` uses
+#   FUZZ_TARGETS=admission scripts/fuzz.sh    # only some targets (names without fuzz_)
+#   scripts/fuzz.sh build/fuzz/artifacts/admission-crash-<sha1>   # replay one input
+#
+# Targets: fuzz/fuzz_<name>.c, one libFuzzer entry point each. A target's
+# seeds are fuzz/corpus_<name>/ (fuzz/corpus/ for jsonrpc, the first
+# target) and its dictionary fuzz/<name>.dict when present.
 #
 # The library (src/ except src/cli/) is compiled with clang into
 # build/fuzz/obj through the Makefile's own rules, so flags and dependencies
-# stay the ones `make` uses; the target links with -fsanitize=fuzzer. Each
-# run mutates a fresh copy of fuzz/corpus (the seeds stay as they are) with
-# fuzz/jsonrpc.dict. A crash, leak, sanitizer report, timeout or broken
-# server contract stops the run: the input is saved as
-# build/fuzz/artifacts/crash-… (or leak-…, timeout-…) and the script exits
-# non-zero after printing the reproducer.
+# stay the ones `make` uses; each target links with -fsanitize=fuzzer. Each
+# run mutates a fresh copy of its seeds (the seeds stay as they are). A
+# crash, leak, sanitizer report, timeout or broken contract stops that
+# target's run: the input is saved as build/fuzz/artifacts/<name>-crash-…
+# (or -leak-…, -timeout-…), the reproducer is printed, and the script exits
+# non-zero after the remaining targets ran. A reproducer names its target,
+# so replaying one needs no other argument.
 #
-# Variables: FUZZ_SECONDS (60), FUZZ_MAX_LEN (16384), FUZZ_TIMEOUT (seconds
-# per input, 10), FUZZ_JOBS (make -j, nproc), CLANG (clang).
+# Variables: FUZZ_SECONDS (60, shared equally, at least 1 per target),
+# FUZZ_TARGETS (all), FUZZ_MAX_LEN (16384), FUZZ_TIMEOUT (seconds per
+# input, 10), FUZZ_JOBS (make -j, nproc), CLANG (clang).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,10 +39,49 @@ pkgs="sqlite3 jansson libmicrohttpd libsodium"
 
 command -v "$clang" >/dev/null || { echo "fuzz: $clang not found (scripts/deps.sh installs it)" >&2; exit 2; }
 
+# --- targets ----------------------------------------------------------------
+targets=()
+if [ -n "${FUZZ_TARGETS:-}" ]; then
+  for name in ${FUZZ_TARGETS//,/ }; do
+    [ -f "fuzz/fuzz_$name.c" ] || { echo "fuzz: no target fuzz/fuzz_$name.c" >&2; exit 2; }
+    targets+=("$name")
+  done
+else
+  # jsonrpc first (the oldest target), then the rest by name.
+  [ -f fuzz/fuzz_jsonrpc.c ] && targets+=(jsonrpc)
+  for src in fuzz/fuzz_*.c; do
+    name="$(basename "$src" .c)"
+    name="${name#fuzz_}"
+    [ "$name" = jsonrpc ] || targets+=("$name")
+  done
+fi
+[ ${#targets[@]} -gt 0 ] || { echo "fuzz: no targets in fuzz/" >&2; exit 2; }
+
+corpus_of() {
+  if [ -d "fuzz/corpus_$1" ]; then echo "fuzz/corpus_$1"
+  elif [ "$1" = jsonrpc ]; then echo "fuzz/corpus"
+  fi
+}
+
+# A reproducer is saved as <name>-crash-…; replaying picks its target from that.
+replay_target=""
+if [ $# -gt 0 ]; then
+  base="$(basename "$1")"
+  for name in "${targets[@]}"; do
+    case "$base" in "$name"-*) replay_target="$name" ;; esac
+  done
+  if [ -z "$replay_target" ]; then
+    if [ ${#targets[@]} -eq 1 ]; then replay_target="${targets[0]}"
+    else replay_target=jsonrpc
+    fi
+  fi
+  targets=("$replay_target")
+fi
+
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=all"
 # Library objects: the Makefile adds its own required flags to these.
 lib_cflags="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $sanitize"
-# The target itself is compiled here, with the same required flags.
+# The targets themselves are compiled here, with the same required flags.
 target_cflags="$lib_cflags -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc \
 $(pkg-config --cflags $pkgs)"
 
@@ -47,51 +94,70 @@ objects+=("$build/obj/store/assets.o")
 
 echo "fuzz: building the library with $clang" >&2
 make --no-print-directory -j"$jobs" BUILD="$build" CC="$clang" CFLAGS="$lib_cflags" "${objects[@]}" >&2
-echo "fuzz: linking $build/fuzz_jsonrpc" >&2
-# shellcheck disable=SC2086 # flag lists split on purpose
-"$clang" $target_cflags -fsanitize=fuzzer -o "$build/fuzz_jsonrpc" fuzz/fuzz_jsonrpc.c "${objects[@]}" \
-  $(pkg-config --libs $pkgs) -lpthread -lm
+for name in "${targets[@]}"; do
+  echo "fuzz: linking $build/fuzz_$name" >&2
+  # shellcheck disable=SC2086 # flag lists split on purpose
+  "$clang" $target_cflags -fsanitize=fuzzer -o "$build/fuzz_$name" "fuzz/fuzz_$name.c" \
+    "${objects[@]}" $(pkg-config --libs $pkgs) -lpthread -lm
+done
 
 # --- run --------------------------------------------------------------------
 mkdir -p "$build/artifacts"
 work="$(mktemp -d "${TMPDIR:-/tmp}/dbmcp-fuzz-run.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-# The target's temporary database goes under $work too, so nothing is left
+# The targets' temporary databases go under $work too, so nothing is left
 # behind even when a crash skips its atexit cleanup.
 export TMPDIR="$work"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 
-if [ $# -gt 0 ]; then
-  echo "fuzz: replaying $*" >&2
+if [ -n "$replay_target" ]; then
+  echo "fuzz: replaying $* with fuzz_$replay_target" >&2
   # Full stacks for leaks (slower, fine for one input).
   export ASAN_OPTIONS="${ASAN_OPTIONS:-fast_unwind_on_malloc=0}"
-  "$build/fuzz_jsonrpc" -runs=1 "$@"
+  "$build/fuzz_$replay_target" -runs=1 "$@"
   exit $?
 fi
 
-mkdir "$work/corpus"
-cp fuzz/corpus/* "$work/corpus/"
-echo "fuzz: running for ${seconds}s on a copy of fuzz/corpus ($(ls fuzz/corpus | wc -l) seeds)" >&2
-set +e
-"$build/fuzz_jsonrpc" \
-  -max_total_time="$seconds" \
-  -timeout="$per_input" \
-  -max_len="$max_len" \
-  -rss_limit_mb=4096 \
-  -dict=fuzz/jsonrpc.dict \
-  -artifact_prefix="$build/artifacts/" \
-  -print_final_stats=1 \
-  "$work/corpus" 2>&1 | tee "$work/log" >&2
-status=${PIPESTATUS[0]}
-set -e
+share=$((seconds / ${#targets[@]}))
+[ "$share" -ge 1 ] || share=1
+failed=()
+for name in "${targets[@]}"; do
+  corpus="$work/corpus_$name"
+  mkdir "$corpus"
+  seeds="$(corpus_of "$name")"
+  if [ -n "$seeds" ]; then
+    cp "$seeds"/* "$corpus/"
+  fi
+  dict=()
+  [ -f "fuzz/$name.dict" ] && dict=(-dict="fuzz/$name.dict")
+  echo "fuzz: $name: running for ${share}s on a copy of ${seeds:-no seeds} ($(ls "$corpus" | wc -l) seeds)" >&2
+  set +e
+  "$build/fuzz_$name" \
+    -max_total_time="$share" \
+    -timeout="$per_input" \
+    -max_len="$max_len" \
+    -rss_limit_mb=4096 \
+    "${dict[@]}" \
+    -artifact_prefix="$build/artifacts/$name-" \
+    -print_final_stats=1 \
+    "$corpus" 2>&1 | tee "$work/log_$name" >&2
+  status=${PIPESTATUS[0]}
+  set -e
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz: $name: FAILED (exit status $status)" >&2
+    sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$work/log_$name" | while IFS= read -r f; do
+      echo "--- reproducer $f ($(wc -c <"$f") bytes):" >&2
+      head -c 1000 "$f" | od -An -c | head -n 16 >&2
+      echo "replay: scripts/fuzz.sh $f" >&2
+    done
+    failed+=("$name")
+  else
+    echo "fuzz: $name: no crash in ${share}s" >&2
+  fi
+done
 
-if [ "$status" -ne 0 ]; then
-  echo "fuzz: FAILED (exit status $status)" >&2
-  sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$work/log" | while IFS= read -r f; do
-    echo "--- reproducer $f ($(wc -c <"$f") bytes):" >&2
-    head -c 1000 "$f" | od -An -c | head -n 16 >&2
-    echo "replay: scripts/fuzz.sh $f" >&2
-  done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz: FAILED: ${failed[*]}" >&2
   exit 1
 fi
-echo "fuzz: no crash in ${seconds}s" >&2
+echo "fuzz: no crash in ${#targets[@]} targets (${share}s each)" >&2

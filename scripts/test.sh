@@ -24,6 +24,7 @@ run_stage format scripts/format-check.sh
 run_stage unit make -j2 unit
 run_stage unit-asan make -j2 unit-asan
 [ -x tests/cli/admin.sh ] && run_stage cli-admin tests/cli/admin.sh
+[ -x tests/cli/report.sh ] && run_stage cli-report tests/cli/report.sh
 run_stage valgrind scripts/valgrind-stdio.sh
 run_stage protocol scripts/protocol-tests.sh
 run_stage conformance scripts/conformance.sh

@@ -340,6 +340,7 @@ typedef struct param_rules {
     int for_tool;             /* tool: properties + identity; else template variables */
     const json_t *properties; /* tools: input_schema.properties (may be NULL) */
     const char *uri_template; /* templates: its {variables} */
+    json_t *used;             /* when not NULL: gets {name: true} per tool parameter seen */
 } param_rules;
 
 static int param_allowed(const char *param, void *ctx, dbmcp_error *err)
@@ -352,6 +353,8 @@ static int param_allowed(const char *param, void *ctx, dbmcp_error *err)
         return dbmcp_error_set(err, DBMCP_EINVAL, "parameter %s: write parameters as :name", param);
     const char *name = param + 1;
     if (r->for_tool) {
+        if (r->used)
+            json_object_set_new(r->used, name, json_true());
         if (strcmp(name, "_user_id") == 0 || strcmp(name, "_agent_id") == 0 ||
             strcmp(name, "_principal") == 0 || json_object_get(r->properties, name))
             return 0;
@@ -582,7 +585,7 @@ static int save_tool(const admin_ctx *c, const json_t *row, const char *key,
     if (!rc && strcmp(t.handler_kind, "sql") == 0) {
         char what[160];
         snprintf(what, sizeof what, "tool '%s'", t.name);
-        param_rules rules = {1, json_object_get(t.input_schema, "properties"), NULL};
+        param_rules rules = {1, json_object_get(t.input_schema, "properties"), NULL, NULL};
         rc = check_handler_sql(c, what, t.handler, &rules, err);
     }
     if (rc)
@@ -817,7 +820,7 @@ static int save_template(const admin_ctx *c, const json_t *row, const char *key,
     if (!rc && strcmp(t.handler_kind, "sql") == 0) {
         char what[2100];
         snprintf(what, sizeof what, "uri template '%s'", t.uri_template);
-        param_rules rules = {0, NULL, t.uri_template};
+        param_rules rules = {0, NULL, t.uri_template, NULL};
         rc = check_handler_sql(c, what, t.handler, &rules, err);
     }
     if (rc)
@@ -1083,6 +1086,62 @@ static int run_disable(cli_args *a)
 static int run_remove(cli_args *a)
 {
     return run_simple(a, ACTION_REMOVE);
+}
+
+/* --- shared with other command files (cli.h) ------------------------------------------------ */
+
+int cli_read_json_object(const char *path, json_t **out, dbmcp_error *err)
+{
+    return read_json_file(path, out, err);
+}
+
+int cli_read_text_file(const char *path, char **out, dbmcp_error *err)
+{
+    *out = NULL;
+    const char *shown = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return dbmcp_error_set(err, DBMCP_EIO, "%s: cannot open: %m", path);
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = read_stream(f, shown, &buf, &len, err);
+    if (f != stdin)
+        fclose(f);
+    if (rc)
+        return rc;
+    char *text = realloc(buf, len + 1);
+    if (!text) {
+        free(buf);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    text[len] = '\0';
+    if (strlen(text) != len) {
+        free(text);
+        return dbmcp_error_set(err, DBMCP_EINVAL, "%s: contains a NUL byte", shown);
+    }
+    *out = text;
+    return 0;
+}
+
+int cli_tool_sql_params(cli_args *a, const char *tool, const char *sql, const json_t *input_schema,
+                        json_t **used, dbmcp_error *err)
+{
+    admin_ctx c = {a, NULL};
+    char what[160];
+    snprintf(what, sizeof what, "tool '%s'", tool);
+    param_rules rules = {1, json_object_get(input_schema, "properties"), NULL, json_object()};
+    int rc = check_handler_sql(&c, what, sql, &rules, err);
+    if (rc)
+        json_decref(rules.used);
+    *used = rc ? NULL : rules.used;
+    return rc;
+}
+
+int cli_tool_insert_checked(cli_args *a, store *db, const json_t *row, const reg_names *ifaces,
+                            dbmcp_error *err)
+{
+    admin_ctx c = {a, db};
+    return save_tool(&c, row, NULL, ifaces, err);
 }
 
 /* --- command table and help ------------------------------------------------------------------ */

@@ -7,7 +7,10 @@
 #ifndef DBMCP_CLI_H
 #define DBMCP_CLI_H
 
+#include <jansson.h>
+
 #include "core/error.h"
+#include "store/registry.h"
 #include "store/store.h"
 
 #define CLI_OK 0
@@ -59,5 +62,25 @@ extern const cli_command cli_cmd_init, cli_cmd_serve, cli_cmd_call, cli_cmd_audi
 extern const cli_command cli_cmd_keys_create, cli_cmd_keys_list, cli_cmd_keys_revoke;
 /* Admin commands for interfaces, tools, prompts and resources (admin.c). */
 extern const cli_command *const cli_admin_commands[];
+/* Report tools from SQL files and from the audit log (cmd_report.c). */
+extern const cli_command cli_cmd_tools_add_report, cli_cmd_tools_promote, cli_cmd_audit_top_queries;
+
+/* Shared by the command files (admin.c). */
+/* Parse a file (path "-": stdin) holding one JSON object; *out is a new ref. */
+int cli_read_json_object(const char *path, json_t **out, dbmcp_error *err);
+/* Read a whole text file (path "-": stdin) into a malloc'd NUL-terminated
+ * string; a NUL byte inside is refused. */
+int cli_read_text_file(const char *path, char **out, dbmcp_error *err);
+/* Validate a tool row (the `tools add` file shape, memberships excluded)
+ * exactly as `tools add` does — catalog rules, and for SQL handlers the
+ * check on a read-only connection to cli_db_url(a) — then insert it with
+ * the interfaces ifaces (may be NULL) in one transaction. */
+int cli_tool_insert_checked(cli_args *a, store *db, const json_t *row, const reg_names *ifaces,
+                            dbmcp_error *err);
+/* The handler-SQL check of cli_tool_insert_checked alone, for tool `tool`
+ * with input_schema: on success *used is a new object {param: true} of
+ * the :params the SQL uses (without the colon). Writes nothing. */
+int cli_tool_sql_params(cli_args *a, const char *tool, const char *sql, const json_t *input_schema,
+                        json_t **used, dbmcp_error *err);
 
 #endif

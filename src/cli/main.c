@@ -15,8 +15,17 @@
 #include "store/migrate.h"
 
 static const cli_command *const core_commands[] = {
-    &cli_cmd_init,        &cli_cmd_serve,     &cli_cmd_call,        &cli_cmd_audit,
-    &cli_cmd_keys_create, &cli_cmd_keys_list, &cli_cmd_keys_revoke, NULL,
+    &cli_cmd_init,
+    &cli_cmd_serve,
+    &cli_cmd_call,
+    &cli_cmd_audit,
+    &cli_cmd_keys_create,
+    &cli_cmd_keys_list,
+    &cli_cmd_keys_revoke,
+    &cli_cmd_audit_top_queries,
+    &cli_cmd_tools_add_report,
+    &cli_cmd_tools_promote,
+    NULL,
 };
 
 const char *cli_flag(const cli_args *a, const char *name)

@@ -579,6 +579,17 @@ static void load_state_key(mcp_server *srv)
     randombytes_buf(srv->state_key, sizeof srv->state_key);
 }
 
+/* Least privilege: refuse to serve when a query handle could write. */
+static int verify_query_connection(mcp_server *srv, dbmcp_error *err)
+{
+    store *db = store_pool_acquire(srv->query, err);
+    if (!db)
+        return err->code;
+    int rc = store_verify_readonly(db, err);
+    store_pool_release(srv->query, db);
+    return rc;
+}
+
 int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_error *err)
 {
     *out = NULL;
@@ -605,6 +616,8 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
         rc = store_pool_create(srv->db_url, STORE_READONLY, pool, &srv->query, err);
     if (!rc)
         rc = open_and_check(srv, err);
+    if (!rc)
+        rc = verify_query_connection(srv, err);
     if (!rc && !(srv->audit = audit_queue_create(srv->catalog, srv->audit_flush_ms)))
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the audit writer");
     if (!rc && pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)

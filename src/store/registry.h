@@ -2,9 +2,10 @@
  * registry.h — dbmcp's own tables as C structs: interfaces, tools, prompts,
  * resources, resource templates, API keys, settings and the audit log.
  *
- * All registry SQL lives in store/ (this file's .c and registry_admin.c),
- * so the PostgreSQL backend changes SQL here and nowhere else. Above this
- * layer, catalog/ validates rows and serves per-interface snapshots.
+ * All registry SQL lives in store/ (this file's .c, registry_admin.c and
+ * registry_audit.c), so the PostgreSQL backend changes SQL here and nowhere
+ * else. Above this layer, catalog/ validates rows and serves per-interface
+ * snapshots.
  *
  * Ownership: every struct filled here owns its strings and json_t values;
  * release with the matching *_free (which also accepts zeroed structs).
@@ -197,6 +198,34 @@ typedef void (*reg_audit_row_fn)(void *ctx, const char *const *cols);
 /* Audit rows matching f, oldest first. */
 int reg_audit_list(store *db, const reg_audit_filter *f, reg_audit_row_fn fn, void *ctx,
                    dbmcp_error *err);
+
+/* --- audited SQL (registry_audit.c): promotion of ad-hoc queries ---------- */
+
+/* One audited call as promotion needs it; owns its strings (free with
+ * reg_audit_call_free). */
+typedef struct reg_audit_call {
+    char *call_id;
+    char *ts;
+    char *method;   /* "tools/call", … */
+    char *target;   /* tool name; may be NULL */
+    char *status;   /* ok | error | denied | cancelled */
+    char *sql_text; /* NULL when not recorded */
+} reg_audit_call;
+
+void reg_audit_call_free(reg_audit_call *c);
+/* The audit row of call_id (the first, if a call wrote several);
+ * DBMCP_ENOTFOUND "no audited call with id 'x'". */
+int reg_audit_call_get(store *db, const char *call_id, reg_audit_call *out, dbmcp_error *err);
+
+/* Called once per audited query, oldest first. */
+typedef void (*reg_audit_sql_fn)(void *ctx, const char *call_id, const char *ts,
+                                 const char *sql_text);
+
+/* The recorded SQL texts of successful calls of tool `target` (e.g.
+ * "execute_query") at or after since (ISO-8601, NULL = all): the newest
+ * max_rows of them, passed to fn oldest first. */
+int reg_audit_sql_texts(store *db, const char *target, const char *since, int max_rows,
+                        reg_audit_sql_fn fn, void *ctx, dbmcp_error *err);
 
 /* ==========================================================================
  * Admin writes (registry_admin.c): the catalog administration the CLI and

@@ -7,6 +7,7 @@
  * writes whatever SQL text arrives. Busy waits use sqlite3_busy_timeout.
  */
 #include "store/store.h"
+#include "store/sqlite_guard.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -20,8 +21,8 @@ struct store {
     int trusted;      /* store-internal introspection in progress (see store_trusted_begin) */
     char **functions; /* allowlisted SQL functions (lowercase), NULL = any; owned */
     size_t n_functions;
-    double deadline_ms; /* monotonic deadline for the running statement; 0 = none */
-    int timed_out;      /* the progress handler interrupted for the deadline */
+    double deadline_ms;   /* monotonic deadline for the running statement; 0 = none */
+    int timed_out;        /* the progress handler interrupted for the deadline */
     volatile int *cancel; /* nonzero when the caller gave up (client cancelled); may be NULL */
 };
 
@@ -84,10 +85,22 @@ static int query_authorizer(void *ctx, int action, const char *a, const char *b,
          * agent SQL. */
         if (a && strncmp(a, "dbmcp_", 6) == 0)
             return SQLITE_DENY;
+        if (a && strcmp(a, "sqlite_master") == 0 && b && strcmp(b, "ROWID") == 0)
+            return SQLITE_OK; /* part of a virtual table declaration, see below */
         if (a && strncmp(a, "sqlite_", 7) == 0)
             return db->trusted ? SQLITE_OK : SQLITE_DENY;
         return SQLITE_OK;
+    case SQLITE_UPDATE:
+        /* SQLite 3.40 reports connecting a virtual table (json_each, an
+         * FTS5 table) as an update of sqlite_master's columns and a read of
+         * its ROWID. A real write of sqlite_master cannot happen here: the
+         * engine refuses it without writable_schema (a PRAGMA, denied) and
+         * the handle is read-only with query_only. */
+        return a && strcmp(a, "sqlite_master") == 0 && !trigger ? SQLITE_OK : SQLITE_DENY;
     case SQLITE_PRAGMA:
+        /* FTS5 reads data_version (a change counter, no setting form). */
+        if (a && strcmp(a, "data_version") == 0 && !b)
+            return SQLITE_OK;
         /* Read-only introspection pragmas, for store internals only:
          * query_only may be read, never set (b is the value of
          * `PRAGMA x = v`); the others take a table or index name as b
@@ -161,8 +174,16 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
         store_close(db);
         return rc;
     }
-    if (flags & STORE_READONLY)
+    if (flags & STORE_READONLY) {
         sqlite3_set_authorizer(db->db, query_authorizer, db);
+        /* One function call is never interrupted by the time limit: replace
+         * the built-ins whose cost is quadratic (sqlite_guard.h). */
+        if ((rc = sqlite_guard_register(db->db)) != SQLITE_OK) {
+            rc = fail(db, rc, err, "registering guarded functions");
+            store_close(db);
+            return rc;
+        }
+    }
     sqlite3_progress_handler(db->db, 4000, deadline_check, db);
     *out = db;
     return 0;
@@ -497,4 +518,36 @@ int store_verify_readonly(store *db, dbmcp_error *err)
 void *store_native_handle(store *db)
 {
     return db->db;
+}
+
+/* --- resource limits of agent SQL -------------------------------------------------- */
+
+/* Each store_query_limits field and the sqlite3_limit category it sets. */
+static int *query_limit_field(store_query_limits *l, int i, int *category)
+{
+    static const int categories[] = {
+        SQLITE_LIMIT_LENGTH,       SQLITE_LIMIT_SQL_LENGTH,      SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
+        SQLITE_LIMIT_EXPR_DEPTH,   SQLITE_LIMIT_COMPOUND_SELECT, SQLITE_LIMIT_COLUMN,
+        SQLITE_LIMIT_FUNCTION_ARG, SQLITE_LIMIT_ATTACHED,        SQLITE_LIMIT_VARIABLE_NUMBER};
+    int *fields[] = {&l->value_bytes,   &l->sql_bytes,       &l->like_pattern,
+                     &l->expr_depth,    &l->compound_select, &l->columns,
+                     &l->function_args, &l->attached,        &l->variables};
+    if (i < 0 || i >= (int)(sizeof categories / sizeof categories[0]))
+        return NULL;
+    *category = categories[i];
+    return fields[i];
+}
+
+void store_set_query_limits(store *db, const store_query_limits *limits,
+                            store_query_limits *previous)
+{
+    store_query_limits wanted = *limits, before;
+    int category;
+    int *field;
+    for (int i = 0; (field = query_limit_field(&wanted, i, &category)) != NULL; i++) {
+        int old = sqlite3_limit(db->db, category, *field);
+        *query_limit_field(&before, i, &category) = old;
+    }
+    if (previous)
+        *previous = before;
 }

@@ -153,6 +153,31 @@ int store_verify_readonly(store *db, dbmcp_error *err);
 void store_trusted_begin(store *db);
 void store_trusted_end(store *db);
 
+/* --- resource limits of agent SQL (execute_query) ------------------------ */
+
+/* What one statement on a handle may build, as far as the engine bounds it
+ * per connection (SQLite: sqlite3_limit). Not bounded per connection: the
+ * total heap of a statement (SQLite's heap limit is process-wide), the
+ * temporary files of large sorts and DISTINCT sets (bounded by the time
+ * limit only) and the page cache (cache_size, about 2 MB by default). */
+typedef struct store_query_limits {
+    int value_bytes;     /* longest string or blob a statement builds */
+    int sql_bytes;       /* longest statement text */
+    int like_pattern;    /* longest LIKE or GLOB pattern */
+    int expr_depth;      /* deepest expression tree */
+    int compound_select; /* terms of one UNION/EXCEPT/INTERSECT chain */
+    int columns;         /* columns of a result or an index */
+    int function_args;   /* arguments of one function call */
+    int attached;        /* attached databases (0: ATTACH always fails) */
+    int variables;       /* highest parameter number (0: any parameter fails) */
+} store_query_limits;
+
+/* Set the limits given (a field < 0 leaves that limit as it is); when
+ * previous is not NULL, fill it with the values in force before, so the
+ * caller can restore them with a second call. */
+void store_set_query_limits(store *db, const store_query_limits *limits,
+                            store_query_limits *previous);
+
 /* Raw engine handle for backend-specific extensions (SQLite: sqlite3 *).
  * Only store/ and the guarded query layer may use it. */
 void *store_native_handle(store *db);

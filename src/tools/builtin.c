@@ -58,6 +58,10 @@ typedef struct builtin_entry {
 static const builtin_entry general_builtins[] = {
     {"echo", builtin_echo},
     {"server_info", builtin_server_info},
+    {"list_tables", tools_schema_list_tables},
+    {"describe_table", tools_schema_describe_table},
+    {"search_objects", tools_schema_search_objects},
+    {"execute_query", tools_execute_query},
     {NULL, NULL},
 };
 

@@ -10,4 +10,15 @@
 /* Fixture tools of the official MCP conformance suite (conformance.c). */
 tool_handler_fn tools_conformance_find(const char *name);
 
+/* Schema discovery over the query connection (schema_tools.c). */
+int tools_schema_list_tables(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);
+int tools_schema_describe_table(tool_env *env, const json_t *args, tool_output *out,
+                                dbmcp_error *err);
+int tools_schema_search_objects(tool_env *env, const json_t *args, tool_output *out,
+                                dbmcp_error *err);
+
+/* Agent-written SQL through admission and the guarded connection
+ * (execute_query.c). */
+int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);
+
 #endif

@@ -44,6 +44,10 @@ import {
 
 const INVALID_PARAMS = -32602;
 const PARSE_ERROR = -32700;
+// The tools `dbmcp init` lists in the `default` interface (src/store/seed/base.sql),
+// in tools/list order: position, then name.
+const BASE_TOOLS = ['echo', 'server_info', 'list_tables', 'describe_table', 'search_objects', 'execute_query'];
+const BASE_WITHOUT_ECHO = BASE_TOOLS.filter((n) => n !== 'echo');
 
 before(() => {
     assert.ok(binExists(), `${BIN} does not exist — build it first (make -j2)`);
@@ -116,9 +120,9 @@ describe('stdio: lifecycle and tools', () => {
         assert.deepEqual(second, first, 'two tools/list calls returned different results');
         assert.deepEqual(
             first.tools.map((x) => x.name),
-            ['echo', 'server_info'],
+            BASE_TOOLS,
         );
-        assert.equal(first.nextCursor, undefined, 'a two-tool list should fit in one page');
+        assert.equal(first.nextCursor, undefined, 'the base tool list should fit in one page');
         for (const tool of first.tools) {
             assert.equal(tool.inputSchema?.type, 'object', `${tool.name}: inputSchema.type`);
             assert.ok(tool.description?.length > 0, `${tool.name}: empty description`);
@@ -176,7 +180,7 @@ describe('stdio: lifecycle and tools', () => {
         const { tools } = await client.listTools();
         assert.deepEqual(
             tools.map((x) => x.name),
-            ['server_info'],
+            BASE_WITHOUT_ECHO,
         );
         const disabled = await rejectsWithCode(
             client.callTool({ name: 'echo', arguments: { text: 'x' } }),
@@ -417,7 +421,7 @@ describe('list_changed', () => {
         const before = await client.listTools();
         assert.deepEqual(
             before.tools.map((x) => x.name),
-            ['echo', 'server_info'],
+            BASE_TOOLS,
         );
 
         // Disable a tool.
@@ -426,7 +430,7 @@ describe('list_changed', () => {
         const afterDisable = await client.listTools();
         assert.deepEqual(
             afterDisable.tools.map((x) => x.name),
-            ['server_info'],
+            BASE_WITHOUT_ECHO,
         );
         await rejectsWithCode(client.callTool({ name: 'echo', arguments: { text: 'x' } }), INVALID_PARAMS, 'calling echo after it was disabled');
 
@@ -444,7 +448,7 @@ describe('list_changed', () => {
         const afterInsert = await client.listTools();
         assert.deepEqual(
             afterInsert.tools.map((x) => x.name),
-            ['server_info', 'shout'],
+            ['server_info', 'shout', ...BASE_TOOLS.slice(2)],
         );
         const r = await client.callTool({ name: 'shout', arguments: { text: 'new tool' } });
         assert.equal(textOf(r), 'new tool');
@@ -466,7 +470,7 @@ describe('Streamable HTTP', () => {
         const { tools } = await client.listTools();
         assert.deepEqual(
             tools.map((x) => x.name),
-            ['echo', 'server_info'],
+            BASE_TOOLS,
         );
         const r = await client.callTool({ name: 'echo', arguments: { text: 'over http' } });
         assert.ok(!r.isError, JSON.stringify(r));
@@ -594,7 +598,7 @@ describe('Streamable HTTP', () => {
 
         const { client } = await httpClient(t, srv.url, key);
         const { tools } = await client.listTools();
-        assert.equal(tools.length, 2);
+        assert.equal(tools.length, BASE_TOOLS.length);
     });
 
     test('clients that disconnect mid-request or mid-call do not stop the server', async (t) => {
@@ -690,7 +694,7 @@ describe('Streamable HTTP', () => {
         const { client: def } = await httpClient(t, srv.url, defaultKey);
         assert.deepEqual(
             (await def.listTools()).tools.map((x) => x.name),
-            ['echo', 'server_info'],
+            BASE_TOOLS,
         );
         // A tool of another interface is unknown to this key.
         const foreign = chatbotTools.find((n) => n !== 'echo' && n !== 'server_info');
@@ -737,7 +741,7 @@ describe('Streamable HTTP', () => {
         assert.equal(ok.status, 200, `own session: HTTP ${ok.status} ${ok.body}`);
         assert.deepEqual(
             parseMessages(ok).find((m) => m.id === 3)?.result?.tools?.map((x) => x.name),
-            ['echo', 'server_info'],
+            BASE_TOOLS,
         );
 
         const stolen = await postMcp(srv.url, list(4), { key: otherKey, sessionId });
@@ -764,7 +768,7 @@ describe('Streamable HTTP', () => {
         await seen.waitBeyond(0, WAIT_MS, 'tools/list_changed over HTTP');
         assert.deepEqual(
             (await client.listTools()).tools.map((x) => x.name),
-            ['echo'],
+            BASE_TOOLS.filter((n) => n !== 'server_info'),
         );
     });
 
@@ -956,7 +960,7 @@ describe('raw stdio', () => {
         assert.equal(list.id, 2);
         assert.deepEqual(
             list.result?.tools?.map((x) => x.name),
-            ['echo', 'server_info'],
+            BASE_TOOLS,
         );
 
         send({ jsonrpc: '2.0', id: 'three', method: 'tools/call', params: { name: 'echo', arguments: { text: 'after garbage' } } });

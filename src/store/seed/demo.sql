@@ -34,45 +34,34 @@ INSERT INTO dbmcp_interfaces (name, title, description, instructions) VALUES
 -- 2. User data: a fictional wholesaler's sales 2023–2025
 --    (ordinary tables: visible to agent-written SQL and to the report tools)
 -- ====================================================================
--- regions: the five sales regions used in sales.region.
---   region  short key as stored in sales ('Nord', 'Süd', 'West', 'Ost', 'Mitte')
---   name    display name
---   states  the Bundesländer the region covers, comma-separated
+-- Comments live INSIDE the CREATE statements: SQLite keeps that text in
+-- sqlite_master, and list_tables / describe_table show it (the lines right
+-- after "(" describe the table, a trailing "-- …" its column).
 CREATE TABLE regions (
-    region TEXT PRIMARY KEY,
-    name   TEXT NOT NULL,
-    states TEXT NOT NULL
+    -- The five sales regions used in sales.region.
+    region TEXT PRIMARY KEY, -- short key as stored in sales: Nord, Süd, West, Ost, Mitte
+    name   TEXT NOT NULL,    -- display name
+    states TEXT NOT NULL     -- the Bundesländer the region covers, comma-separated
 );
 
--- products: the product catalogue (25 products in 5 categories).
---   product     product name as stored in sales.product
---   category    Elektronik | Haushalt | Büro | Garten | Werkzeug
---   list_price  list price in EUR (2023); sales prices add yearly increases,
---               segment discounts and a small deterministic jitter
 CREATE TABLE products (
-    product    TEXT PRIMARY KEY,
-    category   TEXT NOT NULL,
-    list_price REAL NOT NULL CHECK (list_price > 0)
+    -- The product catalogue: 25 products in 5 categories.
+    product    TEXT PRIMARY KEY, -- product name as stored in sales.product
+    category   TEXT NOT NULL,    -- Elektronik | Haushalt | Büro | Garten | Werkzeug
+    list_price REAL NOT NULL CHECK (list_price > 0) -- list price in EUR (2023); sales prices add yearly increases, segment discounts and a small jitter
 );
 
--- sales: one row per order line, 2023-01-01 … 2025-12-31 (about 60,000 rows).
---   sale_date         ISO date 'YYYY-MM-DD'
---   region            -> regions.region
---   product/category  -> products (category copied for convenient grouping)
---   customer_segment  Privatkunden | Gewerbekunden | Großkunden | Öffentliche Hand
---   quantity          units sold
---   unit_price        EUR per unit actually charged
---   revenue           quantity * unit_price, EUR, rounded to cents
 CREATE TABLE sales (
+    -- One row per order line, 2023-01-01 … 2025-12-31 (about 60,000 rows) of a fictional wholesaler.
     id               INTEGER PRIMARY KEY,
-    sale_date        TEXT NOT NULL CHECK (sale_date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
-    region           TEXT NOT NULL REFERENCES regions (region),
-    product          TEXT NOT NULL REFERENCES products (product),
-    category         TEXT NOT NULL,
-    customer_segment TEXT NOT NULL,
-    quantity         INTEGER NOT NULL CHECK (quantity > 0),
-    unit_price       REAL NOT NULL CHECK (unit_price >= 0),
-    revenue          REAL NOT NULL CHECK (revenue >= 0)
+    sale_date        TEXT NOT NULL CHECK (sale_date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'), -- ISO date 'YYYY-MM-DD'
+    region           TEXT NOT NULL REFERENCES regions (region),   -- sales region (regions.region)
+    product          TEXT NOT NULL REFERENCES products (product), -- product (products.product)
+    category         TEXT NOT NULL,    -- product category, copied from products for grouping
+    customer_segment TEXT NOT NULL,    -- Privatkunden | Gewerbekunden | Großkunden | Öffentliche Hand
+    quantity         INTEGER NOT NULL CHECK (quantity > 0),   -- units sold
+    unit_price       REAL NOT NULL CHECK (unit_price >= 0),   -- EUR per unit actually charged
+    revenue          REAL NOT NULL CHECK (revenue >= 0)       -- quantity * unit_price in EUR, rounded to cents
 );
 
 INSERT INTO regions (region, name, states) VALUES
@@ -1452,6 +1441,7 @@ INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES
   ('chatbot', 'segment_mix', 4),
   ('chatbot', 'server_info', 5),
   ('chatbot', 'echo', 6),
+  ('chatbot', 'execute_query', 7),
   ('document_analysis', 'server_info', 1),
   ('ontology', 'server_info', 1);
 
@@ -1544,3 +1534,109 @@ INSERT INTO dbmcp_settings (key, value, description) VALUES
   ('demo.version', '1', 'Version of the demo data set (src/store/seed/demo.sql).'),
   ('demo.sales_rows', '60000', 'Number of generated rows in the demo table sales.')
 ON CONFLICT (key) DO UPDATE SET value = excluded.value, description = excluded.description;
+
+-- ====================================================================
+-- 10. The Tarifverträge as a table, report tools over the demo data,
+--     schema discovery for the chatbot
+-- ====================================================================
+-- Key figures of the twelve documents of section 3, one row each, so they
+-- can be filtered and compared with SQL (the documents stay the source).
+CREATE TABLE tarif_agreements (
+    -- Key figures of the twelve fictional collective agreements (Tarifverträge); the full text is the resource doc://tarif/<slug>.
+    slug                TEXT PRIMARY KEY, -- document key: the resource is doc://tarif/<slug>
+    title               TEXT NOT NULL,    -- title of the agreement
+    region              TEXT NOT NULL,    -- Tarifgebiet: Bayern, Nordrhein, Hamburg, Berlin, Niedersachsen, Tarifgebiet West, Ostdeutschland or Bundesgebiet (nationwide)
+    sector              TEXT NOT NULL,    -- Branche, e.g. Metall- und Elektroindustrie
+    union_name          TEXT NOT NULL,    -- the union (Gewerkschaft) that signed
+    employer            TEXT NOT NULL,    -- the employers' side (Arbeitgeberverband)
+    valid_from          TEXT NOT NULL,    -- start of the term, ISO date
+    valid_to            TEXT NOT NULL,    -- end of the term, ISO date
+    weekly_hours        REAL NOT NULL,    -- regular weekly working hours (Wochenarbeitszeit); where West and Ost differ, the West figure
+    vacation_days       INTEGER NOT NULL, -- annual leave in working days (five-day week) before seniority increments
+    lowest_monthly_eur  REAL NOT NULL,    -- lowest monthly amount of the pay table (Entgelttabelle), EUR
+    highest_monthly_eur REAL NOT NULL     -- highest monthly amount of the pay table, EUR
+);
+
+INSERT INTO tarif_agreements (slug, title, region, sector, union_name, employer, valid_from, valid_to, weekly_hours, vacation_days, lowest_monthly_eur, highest_monthly_eur) VALUES
+  ('metall-elektro-bayern', 'Entgelt- und Manteltarifvertrag Metall- und Elektroindustrie Bayern', 'Bayern', 'Metall- und Elektroindustrie',
+   'Gewerkschaft Metall und Elektro, Bezirk Bayern (GME, fiktiv)', 'Verband der Bayerischen Metall- und Elektro-Arbeitgeber (VBME, fiktiv)',
+   '2024-12-01', '2026-10-31', 35, 30, 2985.00, 6010.50),
+  ('chemie-nordrhein', 'Entgelttarifvertrag Chemische Industrie Nordrhein', 'Nordrhein', 'Chemische Industrie',
+   'Industriegewerkschaft Chemie-Energie Nordrhein (ICE, fiktiv)', 'Arbeitgeberverband Chemie Rheinland (ACR, fiktiv)',
+   '2024-07-01', '2026-01-31', 37.5, 30, 2870.00, 5870.00),
+  ('einzelhandel-hamburg', 'Gehaltstarifvertrag Einzelhandel Hamburg', 'Hamburg', 'Einzelhandel',
+   'Gewerkschaft Handel und Dienstleistungen Hamburg (GHD, fiktiv)', 'Handelsverband Hamburg (HVH, fiktiv)',
+   '2024-05-01', '2026-04-30', 37.5, 30, 2390.00, 5120.00),
+  ('tvoed-bund-kommunen', 'TVöD Bund und Kommunen – Entgelt und Arbeitsbedingungen', 'Bundesgebiet', 'Öffentlicher Dienst',
+   'Gewerkschaft Öffentliche Dienste (GÖD, fiktiv)', 'Bund und Vereinigung der kommunalen Arbeitgeber (VKA-Demo, fiktiv)',
+   '2025-01-01', '2027-03-31', 39, 30, 2810.00, 8120.00),
+  ('gebaeudereinigung-bund', 'Lohntarifvertrag Gebäudereinigerhandwerk (bundesweit)', 'Bundesgebiet', 'Gebäudereinigung',
+   'Gewerkschaft Bau, Reinigung und Umwelt (GBRU, fiktiv)', 'Bundesinnungsverband der Reinigungsbetriebe (BIR, fiktiv)',
+   '2025-01-01', '2026-12-31', 39, 28, 2450.50, 3785.60),
+  ('bauhauptgewerbe-west', 'Lohn- und Gehaltstarifvertrag Bauhauptgewerbe, Tarifgebiet West', 'Tarifgebiet West', 'Bauhauptgewerbe',
+   'Industriegewerkschaft Bauen und Umwelt (IGBU, fiktiv)', 'Hauptverband Bauindustrie und Bauhandwerk (HBB, fiktiv)',
+   '2024-04-01', '2027-03-31', 40, 30, 2733.40, 4774.80),
+  ('gastgewerbe-berlin', 'Entgelttarifvertrag Hotel- und Gaststättengewerbe Berlin', 'Berlin', 'Gastgewerbe',
+   'Gewerkschaft Nahrung-Genuss-Gaststätten Berlin (NGB, fiktiv)', 'Hotel- und Gaststättenverband Berlin (HGB, fiktiv)',
+   '2025-01-01', '2026-12-31', 39, 26, 2290.00, 4580.00),
+  ('versicherungen-bund', 'Gehaltstarifvertrag private Versicherungswirtschaft (bundesweit)', 'Bundesgebiet', 'Versicherungswirtschaft',
+   'Gewerkschaft Finanzdienstleistungen (GFD, fiktiv)', 'Arbeitgeberverband der Versicherungsunternehmen (AVU, fiktiv)',
+   '2024-09-01', '2026-08-31', 38, 30, 2780.00, 6790.00),
+  ('banken-bund', 'Gehaltstarifvertrag privates Bankgewerbe (bundesweit)', 'Bundesgebiet', 'Bankgewerbe',
+   'Bundesverband Bankangestellter (BVBA, fiktiv)', 'Arbeitgeberverband des privaten Bankgewerbes (ApB, fiktiv)',
+   '2024-06-01', '2027-01-31', 39, 30, 2640.00, 6020.00),
+  ('druckindustrie-bund', 'Lohnabkommen Druckindustrie (bundesweit)', 'Bundesgebiet', 'Druckindustrie',
+   'Gewerkschaft Medien und Druck (GMD, fiktiv)', 'Bundesverband Druck und Medien (BDM, fiktiv)',
+   '2024-05-01', '2026-04-30', 35, 30, 2560.00, 4160.00),
+  ('kfz-handwerk-niedersachsen', 'Entgelttarifvertrag Kfz-Handwerk Niedersachsen', 'Niedersachsen', 'Kfz-Handwerk',
+   'Gewerkschaft Metall und Elektro, Bezirk Niedersachsen (GME, fiktiv)', 'Landesinnungsverband Kfz-Technik Niedersachsen (LIKN, fiktiv)',
+   '2024-06-01', '2026-05-31', 36, 30, 2520.00, 4890.00),
+  ('pflege-gesundheit-ost', 'Tarifvertrag Pflege und Gesundheit Ost', 'Ostdeutschland', 'Pflege und Gesundheit',
+   'Gewerkschaft Gesundheit und Soziales (GGS, fiktiv)', 'Arbeitgeberverband Gesundheit und Pflege Ost (AGPO, fiktiv)',
+   '2025-03-01', '2027-02-28', 38.5, 30, 3010.00, 5690.00);
+
+INSERT INTO dbmcp_tools (name, title, description, input_schema, annotations, handler_kind, handler) VALUES (
+  'agreements_by_region_sector', 'Collective agreements by region and sector (Tarifverträge nach Tarifgebiet und Branche)',
+  'Key figures of the twelve demo collective agreements (Tarifverträge): Tarifgebiet, Branche, term (Laufzeit), weekly hours, vacation days and the lowest and highest monthly pay, with the document URI to read for details. Filter by region (Tarifgebiet) and/or sector (Branche); omit both for all twelve. Nationwide agreements have region Bundesgebiet and apply in every region: for ''Tarifverträge in Bayern'' call it with Bayern and with Bundesgebiet. Use it for ''Welche Tarifverträge gelten im Einzelhandel?'' or ''compare weekly hours of nationwide agreements''.',
+  '{"type": "object", "properties": {"region": {"type": "string", "enum": ["Bayern", "Nordrhein", "Hamburg", "Berlin", "Niedersachsen", "Tarifgebiet West", "Ostdeutschland", "Bundesgebiet"], "description": "Optional Tarifgebiet; Bundesgebiet = nationwide agreements."}, "sector": {"type": "string", "enum": ["Metall- und Elektroindustrie", "Chemische Industrie", "Einzelhandel", "Öffentlicher Dienst", "Gebäudereinigung", "Bauhauptgewerbe", "Gastgewerbe", "Versicherungswirtschaft", "Bankgewerbe", "Druckindustrie", "Kfz-Handwerk", "Pflege und Gesundheit"], "description": "Optional Branche."}}, "additionalProperties": false}',
+  '{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}',
+  'sql',
+'SELECT a.title,
+       a.region,
+       a.sector,
+       a.valid_from,
+       a.valid_to,
+       a.weekly_hours,
+       a.vacation_days,
+       a.lowest_monthly_eur,
+       a.highest_monthly_eur,
+       ''doc://tarif/'' || a.slug AS document
+FROM tarif_agreements a
+WHERE (:region IS NULL OR a.region = :region)
+  AND (:sector IS NULL OR a.sector = :sector)
+ORDER BY a.region, a.sector');
+
+INSERT INTO dbmcp_tools (name, title, description, input_schema, annotations, handler_kind, handler) VALUES (
+  'sales_by_region_quarter', 'Revenue by region and quarter (Umsatz nach Region und Quartal)',
+  'Revenue (Umsatz), order lines and units per sales region and calendar quarter (Q1–Q4) of one year. Use it for ''Wie verteilte sich der Umsatz 2024 auf die Quartale?'' or ''Which quarter was strongest in Süd in 2025?''. Give region for a single region (four rows); omit it for all five regions (twenty rows). Amounts are in EUR.',
+  '{"type": "object", "properties": {"year": {"type": "integer", "minimum": 2023, "maximum": 2025, "description": "Calendar year: 2023, 2024 or 2025."}, "region": {"type": "string", "enum": ["Nord", "Süd", "West", "Ost", "Mitte"], "description": "Optional sales region; omit for all regions."}}, "required": ["year"], "additionalProperties": false}',
+  '{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}',
+  'sql',
+'SELECT s.region,
+       ''Q'' || ((CAST(substr(s.sale_date, 6, 2) AS INTEGER) + 2) / 3) AS quarter,
+       count(*) AS order_lines,
+       sum(s.quantity) AS units,
+       round(sum(s.revenue), 2) AS revenue_eur
+FROM sales s
+WHERE s.sale_date BETWEEN :year || ''-01-01'' AND :year || ''-12-31''
+  AND (:region IS NULL OR s.region = :region)
+GROUP BY s.region, quarter
+ORDER BY s.region, quarter');
+
+INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES
+  ('chatbot', 'sales_by_region_quarter', 20),
+  ('chatbot', 'agreements_by_region_sector', 21),
+  ('chatbot', 'list_tables', 22),
+  ('chatbot', 'describe_table', 23),
+  ('chatbot', 'search_objects', 24),
+  ('document_analysis', 'agreements_by_region_sector', 20);

@@ -1,0 +1,277 @@
+/*
+ * execute_query.c — the execute_query builtin: settings, row caps, text
+ * admission, the guarded run on the query connection and the safe failure
+ * (the stages are described in execute_query.h).
+ *
+ * What bounds one statement:
+ *   - time: query.timeout_ms, checked by the progress handler every few
+ *     thousand virtual-machine steps;
+ *   - size of any value built or read (query.max_value_bytes, SQLite's
+ *     SQLITE_LIMIT_LENGTH): string doubling, zeroblob, randomblob, replace
+ *     and group_concat blow-ups fail with "too big"; a stored value larger
+ *     than that cannot be read (length() and typeof() still work);
+ *   - LIKE/GLOB pattern length (query.max_like_pattern), expression depth
+ *     (EXECUTE_QUERY_EXPR_DEPTH), UNION/EXCEPT/INTERSECT terms
+ *     (EXECUTE_QUERY_COMPOUND), statement length (4 bytes per admitted
+ *     character) and attached databases (0). Parameters are not limited
+ *     here: admission refuses them in agent text, an unbound one is NULL,
+ *     and FTS5 binds its own internal statements on the same connection;
+ *   - rows fetched: max_rows + 1, whatever the statement would produce.
+ * What does not, and why it is still bounded:
+ *   - total heap per statement: SQLite's heap limit is process-wide, not
+ *     per connection; sorts and DISTINCT sets spill to temporary files
+ *     after the page cache (about 2 MB) fills, and grow only as long as the
+ *     time limit lets them;
+ *   - one function call: the time limit is checked between steps, not
+ *     inside a call. The known quadratic built-ins (instr, replace, trim)
+ *     are replaced by linear ones on query handles; printf/format and
+ *     json_patch are left off the default allowlist; LIKE/GLOB cost about
+ *     value bytes x pattern length (with the defaults, 16 MiB x 100: about
+ *     3 s past the limit in the worst case).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ids.h"
+#include "tools/execute_query.h"
+#include "tools/render.h"
+#include "tools/sql_admission.h"
+
+#define EXECUTE_QUERY_MAX_ROWS_DEFAULT 25
+#define EXECUTE_QUERY_MAX_ROWS_LIMIT 500
+#define EXECUTE_QUERY_TIMEOUT_MS 10000
+#define EXECUTE_QUERY_CELL_MAX 500
+#define EXECUTE_QUERY_BYTE_CAP 262144
+#define EXECUTE_QUERY_VALUE_BYTES (16 * 1024 * 1024)
+#define EXECUTE_QUERY_LIKE_PATTERN 100
+/* Upper bounds for the settings above (a larger value is lowered). */
+#define EXECUTE_QUERY_MAX_CHARS_CEILING 1000000
+#define EXECUTE_QUERY_TIMEOUT_CEILING (10 * 60 * 1000)
+#define EXECUTE_QUERY_CELL_CEILING 1000000
+/* Engine limits that are not settings. */
+#define EXECUTE_QUERY_EXPR_DEPTH 200
+#define EXECUTE_QUERY_COMPOUND 100
+/* Longest value of one field of the statement's comment tag. */
+#define EXECUTE_QUERY_TAG_FIELD 64
+
+/* The one sentence a database failure shows the agent; dispatch appends
+ * " (call id …)". */
+#define EXECUTE_QUERY_FAILED "The query failed. The details are in the operator log"
+
+/* A setting as a number clamped to [lo, hi]; def when unset or not a
+ * number. */
+static long setting_clamped(tool_env *env, const char *key, long def, long lo, long hi)
+{
+    long v = env->setting_long ? env->setting_long(env, key, def) : def;
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void execute_query_settings_load(tool_env *env, execute_query_settings *s)
+{
+    memset(s, 0, sizeof *s);
+    s->max_chars = (size_t)setting_clamped(env, "query.max_chars", SQL_ADMISSION_MAX_CHARS_DEFAULT,
+                                           1, EXECUTE_QUERY_MAX_CHARS_CEILING);
+    s->max_rows_limit = (int)setting_clamped(
+        env, "query.max_rows_limit", EXECUTE_QUERY_MAX_ROWS_LIMIT, 1, EXECUTE_QUERY_ROWS_CEILING);
+    s->max_rows_default = (int)setting_clamped(
+        env, "query.max_rows_default", EXECUTE_QUERY_MAX_ROWS_DEFAULT, 1, s->max_rows_limit);
+    s->timeout_ms = (int)setting_clamped(env, "query.timeout_ms", EXECUTE_QUERY_TIMEOUT_MS, 1,
+                                         EXECUTE_QUERY_TIMEOUT_CEILING);
+    s->cell_max = (size_t)setting_clamped(env, "query.cell_max", EXECUTE_QUERY_CELL_MAX, 1,
+                                          EXECUTE_QUERY_CELL_CEILING);
+    s->byte_cap =
+        (size_t)setting_clamped(env, "query.byte_cap", EXECUTE_QUERY_BYTE_CAP, 256, LONG_MAX);
+    s->max_value_bytes = (int)setting_clamped(env, "query.max_value_bytes",
+                                              EXECUTE_QUERY_VALUE_BYTES, 1024, INT_MAX);
+    s->max_like_pattern =
+        (int)setting_clamped(env, "query.max_like_pattern", EXECUTE_QUERY_LIKE_PATTERN, 1, 50000);
+    s->functions[0] = '\0';
+    if (env->setting_str &&
+        env->setting_str(env, "query.functions", s->functions, sizeof s->functions))
+        s->functions_too_long = strlen(s->functions) >= sizeof s->functions - 1;
+    /* An empty setting means the reviewed default. */
+    if (!s->functions[0])
+        snprintf(s->functions, sizeof s->functions, "%s", sql_admission_default_functions);
+}
+
+/* Append one tag field: characters that could end the comment or confuse a
+ * log parser become '_'; empty is "-". */
+static void tag_field(char *out, size_t size, const char *value)
+{
+    size_t n = 0;
+    for (const char *p = value ? value : ""; *p && n + 1 < size && n < EXECUTE_QUERY_TAG_FIELD;
+         p++) {
+        char c = *p;
+        int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-' || c == ':' || c == '@' || c == '+' ||
+                    c == '/';
+        out[n++] = plain ? c : '_';
+    }
+    if (n == 0 && size > 1)
+        out[n++] = '-';
+    out[n] = '\0';
+}
+
+/* The statement as run: comment tag, then the agent's text. Caller frees;
+ * NULL when out of memory. */
+static char *tagged_sql(tool_env *env, const char *query)
+{
+    char call_id[EXECUTE_QUERY_TAG_FIELD + 1], tool[EXECUTE_QUERY_TAG_FIELD + 1];
+    char client[EXECUTE_QUERY_TAG_FIELD + 1], model[EXECUTE_QUERY_TAG_FIELD + 1];
+    tag_field(call_id, sizeof call_id, env->call_id);
+    tag_field(tool, sizeof tool, env->tool ? env->tool->name : "execute_query");
+    tag_field(client, sizeof client, env->client_name);
+    tag_field(model, sizeof model, env->model);
+    char *sql = NULL;
+    if (asprintf(&sql, "/* dbmcp call_id=%s tool=%s client=%s model=%s */ %s", call_id, tool,
+                 client, model, query) < 0)
+        return NULL;
+    return sql;
+}
+
+/* Replace a store error's public message with what the agent may see. */
+static int safe_failure(int rc, const execute_query_settings *s, dbmcp_error *err)
+{
+    if (rc == DBMCP_ETIMEOUT && strstr(err->message, "cancelled"))
+        return dbmcp_error_set_private(err, rc, "The query was cancelled", "%s", err->message);
+    char detail[sizeof err->message];
+    snprintf(detail, sizeof detail, "execute_query: %.1000s", err->message);
+    if (rc == DBMCP_ETIMEOUT) {
+        dbmcp_error_set_private(err, rc, "", "%s", detail);
+        snprintf(err->public_message, sizeof err->public_message,
+                 "The query was stopped at the time limit of %d ms. Filter or aggregate in SQL so "
+                 "it finishes sooner",
+                 s->timeout_ms);
+        return rc;
+    }
+    if (rc == DBMCP_ENOMEM)
+        return dbmcp_error_set_private(err, rc, "The server ran out of memory for this query", "%s",
+                                       detail);
+    return dbmcp_error_set_private(err, rc, EXECUTE_QUERY_FAILED, "%s", detail);
+}
+
+int execute_query_run(store *db, const char *sql, const execute_query_settings *s, int max_rows,
+                      volatile int *cancelled, char **text, int64_t *rows, dbmcp_error *err)
+{
+    *text = NULL;
+    *rows = 0;
+    int rc = store_set_function_allowlist(db, s->functions, err);
+    if (rc)
+        return safe_failure(rc, s, err);
+    store_query_limits limits = {
+        .value_bytes = s->max_value_bytes,
+        .sql_bytes = (int)(s->max_chars * 4 + 1024),
+        .like_pattern = s->max_like_pattern,
+        .expr_depth = EXECUTE_QUERY_EXPR_DEPTH,
+        .compound_select = EXECUTE_QUERY_COMPOUND,
+        .columns = -1,
+        .function_args = -1,
+        .attached = 0,
+        .variables = -1, /* FTS5's internal statements bind parameters */
+    };
+    store_query_limits before;
+    store_set_query_limits(db, &limits, &before);
+    double start = ids_monotonic_ms();
+    store_set_time_limit(db, s->timeout_ms);
+
+    store_stmt *st = NULL;
+    rc = store_prepare(db, sql, &st, err);
+    render_table table;
+    render_table_init(&table, (render_limits){max_rows, s->cell_max, s->byte_cap});
+    if (!rc)
+        rc = render_table_from_stmt(&table, st, cancelled, err);
+    store_finalize(st);
+    if (!rc) {
+        *rows = table.rows; /* finish resets the table */
+        *text = render_table_finish(&table, ids_monotonic_ms() - start);
+        if (!*text)
+            rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory rendering the result");
+    }
+    render_table_free(&table);
+
+    store_set_time_limit(db, 0);
+    store_set_query_limits(db, &before, NULL);
+    dbmcp_error ignored;
+    store_set_function_allowlist(db, NULL, &ignored);
+    return rc ? safe_failure(rc, s, err) : 0;
+}
+
+/* Stage 3: the rows to show and, when the agent asked for more than the
+ * limit, a note saying so (note[0] == '\0' otherwise). */
+static int rows_wanted(const json_t *args, const execute_query_settings *s, char *note, size_t size)
+{
+    note[0] = '\0';
+    const json_t *v = json_object_get(args, "max_rows");
+    if (!json_is_integer(v))
+        return s->max_rows_default;
+    json_int_t asked = json_integer_value(v);
+    if (asked < 1)
+        return 1;
+    if (asked > s->max_rows_limit) {
+        snprintf(note, size,
+                 "\nmax_rows %lld is above this server's limit; at most %d rows are shown",
+                 (long long)asked, s->max_rows_limit);
+        return s->max_rows_limit;
+    }
+    return (int)asked;
+}
+
+int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
+{
+    const json_t *q = json_object_get(args, "query");
+    if (!json_is_string(q))
+        return dbmcp_error_set(err, DBMCP_EINVAL, "query must be a string");
+    const char *query = json_string_value(q);
+    size_t len = json_string_length(q);
+    free(out->audit_sql);
+    out->audit_sql = strndup(query, len);
+
+    execute_query_settings *s = malloc(sizeof *s);
+    if (!s)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    execute_query_settings_load(env, s);
+    char note[128];
+    int max_rows = rows_wanted(args, s, note, sizeof note);
+    int rc;
+    if (s->functions_too_long) {
+        rc = dbmcp_error_set_private(err, DBMCP_EINTERNAL, EXECUTE_QUERY_FAILED,
+                                     "execute_query: the setting query.functions is longer than "
+                                     "%d bytes",
+                                     EXECUTE_QUERY_FUNCTIONS_MAX - 1);
+        free(s);
+        return rc;
+    }
+    sql_admission_policy policy = {s->max_chars, s->functions};
+    rc = sql_admit(query, len, &policy, NULL, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    if (!env->query_db) {
+        free(s);
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, EXECUTE_QUERY_FAILED,
+                                       "execute_query: no query connection");
+    }
+    char *sql = tagged_sql(env, query);
+    char *text = NULL;
+    int64_t rows = 0;
+    rc = sql ? execute_query_run(env->query_db, sql, s, max_rows, env->cancelled, &text, &rows, err)
+             : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    free(sql);
+    free(s);
+    if (rc)
+        return rc;
+    if (note[0]) {
+        char *with_note = NULL;
+        if (asprintf(&with_note, "%s%s", text, note) >= 0) {
+            free(text);
+            text = with_note;
+        }
+    }
+    tool_output_text(out, text);
+    free(text);
+    env->rows = rows;
+    return 0;
+}

@@ -1,0 +1,2 @@
+-- Attach is refused.
+ATTACH DATABASE '/tmp/x.db' AS x

@@ -1,0 +1,2 @@
+-- Writes.
+DELETE FROM sales WHERE sale_date LIKE :year || '%'

@@ -1,0 +1,2 @@
+-- A positional parameter.
+SELECT count(*) AS n FROM sales WHERE sale_date LIKE :year || '%' AND region = ?

@@ -1,0 +1,2 @@
+-- A pragma is no query.
+PRAGMA table_info(sales)

@@ -1,0 +1,1 @@
+SELECT region, name FROM regions ORDER BY region

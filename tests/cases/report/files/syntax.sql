@@ -1,0 +1,2 @@
+-- Broken SQL.
+SELEC region FROM sales WHERE :year

@@ -1,0 +1,2 @@
+-- Two statements.
+SELECT :year AS y; SELECT 2

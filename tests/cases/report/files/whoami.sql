@@ -1,0 +1,1 @@
+SELECT :_principal AS me, :_user_id AS user_id

@@ -157,9 +157,12 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
 {
     *text = NULL;
     *rows = 0;
+    dbmcp_error ignored;
     int rc = store_set_function_allowlist(db, s->functions, err);
-    if (rc)
+    if (rc) {
+        store_set_function_allowlist(db, NULL, &ignored); /* drop a partial list */
         return safe_failure(rc, s, err);
+    }
     store_query_limits limits = {
         .value_bytes = s->max_value_bytes,
         .sql_bytes = (int)(s->max_chars * 4 + 1024),
@@ -193,7 +196,6 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
 
     store_set_time_limit(db, 0);
     store_set_query_limits(db, &before, NULL);
-    dbmcp_error ignored;
     store_set_function_allowlist(db, NULL, &ignored);
     return rc ? safe_failure(rc, s, err) : 0;
 }

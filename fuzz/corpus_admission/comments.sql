@@ -1,0 +1,2 @@
+/* DELETE */ SELECT 1 -- ; DROP TABLE items
+/* a /* b */ */

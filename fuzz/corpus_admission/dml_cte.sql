@@ -1,0 +1,1 @@
+WITH x AS (SELECT 1) UPDATE items SET name = 'x' RETURNING *

@@ -1,0 +1,1 @@
+SELECT abs(-1), upper(name), instr(name, 'o'), replace(name, 'o', '0'), trim(name, 'o') FROM items

@@ -1,0 +1,1 @@
+SELECT * FROM v_secret UNION SELECT v FROM dbmcp_secret

@@ -1,0 +1,1 @@
+SELECT json_extract('{"a":[1,2]}', '$.a[1]'), '{"b":1}' ->> '$.b', key FROM json_each('[1,2]')

@@ -1,0 +1,1 @@
+SELECT name LIKE '%o%' ESCAPE '!', name GLOB 't*' FROM items

@@ -1,0 +1,1 @@
+SELECT 'it''s; -- /*', "a;b", [c;d], `e``f`, X'3B' FROM items

@@ -1,0 +1,1 @@
+SELECT id, name FROM items WHERE id > 1 ORDER BY name LIMIT 5

@@ -1,0 +1,1 @@
+SELECT 'Zoë', '東京；', 1 AS 列 FROM items WHERE name = 'ü'

@@ -1,0 +1,1 @@
+SELECT id, row_number() OVER w, lag(name) OVER (ORDER BY id) FROM items WINDOW w AS (PARTITION BY name ORDER BY id)

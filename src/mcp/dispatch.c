@@ -171,6 +171,23 @@ static json_t *success_result(mcp_server *srv, tool_output *out, const reg_tool 
     return r;
 }
 
+/* Bytes of content returned to the caller (texts, base64 data, embedded
+ * resources), for the audit: cheaper than serialising the result again. */
+static size_t content_bytes(const json_t *result)
+{
+    size_t n = 0, i;
+    json_t *block;
+    json_array_foreach (json_object_get(result, "content"), i, block) {
+        json_t *res = json_object_get(block, "resource");
+        n += json_string_length(json_object_get(block, "text")) +
+             json_string_length(json_object_get(block, "data")) +
+             json_string_length(json_object_get(res, "text")) +
+             json_string_length(json_object_get(res, "blob"));
+    }
+    json_t *structured = json_object_get(result, "structuredContent");
+    return n + (structured ? json_compact_size(structured) : 0);
+}
+
 /* --- the path --------------------------------------------------------------------- */
 
 static tool_handler_fn resolve_handler(const reg_tool *t)
@@ -331,8 +348,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     if (result)
         json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
     mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, status, code,
-                     code ? err.message : NULL, result ? json_compact_size(result) : 0, rows,
-                     sql_text);
+                     code ? err.message : NULL, content_bytes(result), rows, sql_text);
     free(state_plain);
     json_decref(args);
     catalog_snapshot_unref(snap);

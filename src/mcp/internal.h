@@ -92,6 +92,7 @@ struct mcp_session {
     pending_request *pending;
     pthread_cond_t pending_cond;
     long next_request_id;
+    int input_closed;      /* the client can no longer answer (stdio EOF) */
     json_t *subscriptions; /* {uri: updated_at stamp} */
     mcp_session *next;     /* in srv->sessions */
 };

@@ -266,6 +266,14 @@ void mcp_inflight_cancel(mcp_session *s, json_t *id)
     pthread_mutex_unlock(&s->lock);
 }
 
+void mcp_session_close_input(mcp_session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->input_closed = 1;
+    pthread_cond_broadcast(&s->pending_cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
 void mcp_session_cancel_all(mcp_session *s)
 {
     pthread_mutex_lock(&s->lock);
@@ -309,7 +317,8 @@ json_t *mcp_session_client_request(mcp_session *s, const mcp_call_ctx *ctx, cons
     }
     pthread_mutex_lock(&s->lock);
     int rc = 0;
-    while (sent == 0 && !p->done && rc != ETIMEDOUT && !(cancelled && *cancelled))
+    while (sent == 0 && !p->done && rc != ETIMEDOUT && !(cancelled && *cancelled) &&
+           !s->input_closed)
         rc = pthread_cond_timedwait(&s->pending_cond, &s->lock, &deadline);
     for (pending_request **q = &s->pending; *q; q = &(*q)->next) {
         if (*q == p) {

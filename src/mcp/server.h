@@ -131,6 +131,9 @@ void mcp_session_set_sink(mcp_session *s, mcp_sink sink);
 int mcp_session_initialized(const mcp_session *s);
 /* Negotiated protocol version ("" before initialize). */
 const char *mcp_session_protocol(const mcp_session *s);
+/* The client can no longer send (stdio EOF): requests in flight finish,
+ * but a server→client request waiting for an answer fails at once. */
+void mcp_session_close_input(mcp_session *s);
 /* Cancel every request in flight on the session (client went away). */
 void mcp_session_cancel_all(mcp_session *s);
 

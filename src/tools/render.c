@@ -153,6 +153,8 @@ static int is_combining(uint32_t cp)
  * the first character (then the marks are split rather than show nothing). */
 static size_t text_cut(const unsigned char *p, size_t n, size_t max_chars)
 {
+    if (n <= max_chars)
+        return n; /* a code point takes at least one byte */
     size_t off = 0, chars = 0, base = 0;
     uint32_t cp;
     while (off < n && chars < max_chars) {
@@ -198,7 +200,12 @@ static void text_escape(text_sink *s, const unsigned char *p, size_t n)
     char tmp[8];
     while (off < n) {
         uint32_t cp;
-        size_t len = utf8_decode(p + off, n - off, &cp);
+        size_t len;
+        if (p[off] >= 0x20 && p[off] < 0x7F && p[off] != '|' && p[off] != '\\') {
+            off++; /* printable ASCII: the common case, written as it is */
+            continue;
+        }
+        len = utf8_decode(p + off, n - off, &cp);
         const char *escape = escape_of(cp, tmp, sizeof tmp);
         if (escape) {
             sink_put(s, (const char *)p + run, off - run);

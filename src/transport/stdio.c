@@ -195,9 +195,10 @@ int stdio_serve(mcp_server *srv, const mcp_identity *id, FILE *in, FILE *out, db
     }
     free(line);
 
-    /* The client is gone: nothing can answer a server→client request now.
-     * Workers finish what is queued, then exit. */
-    mcp_session_cancel_all(c.session);
+    /* End of input: queued and running requests still finish and are
+     * answered (a client may close its side and keep reading), but nothing
+     * can answer a server→client request any more. */
+    mcp_session_close_input(c.session);
     pthread_mutex_lock(&c.lock);
     c.closing = 1;
     pthread_cond_broadcast(&c.work);

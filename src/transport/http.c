@@ -1129,7 +1129,8 @@ static enum MHD_Result call_reply_json(struct MHD_Connection *c, http_stream *st
     st->mode = MODE_JSON;
     int modern = st->modern;
     pthread_mutex_unlock(&st->mu);
-    return reply_json(c, modern ? (unsigned)mcp_http_status_for_error(resp) : MHD_HTTP_OK, resp, NULL);
+    return reply_json(c, modern ? (unsigned)mcp_http_status_for_error(resp) : MHD_HTTP_OK, resp,
+                      NULL);
 }
 
 static enum MHD_Result call_reply_sse(http_daemon *hd, struct MHD_Connection *c, http_stream *st)

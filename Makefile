@@ -38,9 +38,9 @@ $(BUILD)/obj/store/assets.o: src/store/assets.S $(ASSETS)
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS)
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/case_files.h $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
+	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $(filter-out %.h,$^) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

@@ -1,8 +1,9 @@
 /*
  * cli.h — the command line: a table of subcommands, each with its flags,
- * usage and help text, parsed by one parser. Exit codes: 0 ok, 1 runtime
- * failure, 2 usage error. Only the CLI and the stdio transport write to
- * stdout.
+ * usage and help text, parsed by one parser. A flag is given at most once
+ * (a repeated one is a usage error, never a silent override). Exit codes:
+ * 0 ok, 1 runtime failure, 2 usage error. Only the CLI and the stdio
+ * transport write to stdout.
  */
 #ifndef DBMCP_CLI_H
 #define DBMCP_CLI_H

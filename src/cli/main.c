@@ -153,6 +153,9 @@ static int parse_args(const cli_command *cmd, int argc, char **argv, cli_args *a
             int idx = flag_index(cmd, name, len);
             if (idx < 0)
                 return cli_usage_error(cmd, "unknown flag --%.*s", (int)len, name);
+            /* A repeated flag would silently keep only its last value. */
+            if (a->values[idx])
+                return cli_usage_error(cmd, "--%s given twice", cmd->flags[idx].name);
             if (!cmd->flags[idx].value_name) {
                 if (eq)
                     return cli_usage_error(cmd, "--%s takes no value", cmd->flags[idx].name);

@@ -6,7 +6,10 @@
  * never appear (an internal name fails exactly like an unknown one).
  *
  * Each answers with compact markdown for the model plus structuredContent
- * with the same facts. Output stays bounded on large schemas:
+ * with the same facts. Every name, type, default and comment in the
+ * markdown goes through render_cell (render.h), the one way dbmcp makes a
+ * value safe in a markdown table, so a table cannot be broken from the
+ * database. Output stays bounded on large schemas:
  *   - list_tables shows at most `limit` objects (default 100) and counts
  *     rows only for those, each count stopping past INTROSPECT_COUNT_CAP
  *     and all of them together past SCHEMA_COUNT_BUDGET rows;
@@ -18,6 +21,7 @@
  * `_` one character) over the whole name. Case folding is ASCII, as in
  * SQLite's LIKE.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,7 @@
 
 #include "store/introspect.h"
 #include "tools/builtins.h"
+#include "tools/render.h"
 
 #define SCHEMA_TIME_LIMIT_MS 10000  /* per call, all statements together */
 #define SCHEMA_COUNT_BUDGET 2000000 /* rows list_tables counts in one call */
@@ -53,45 +58,61 @@ static size_t utf8_seq_len(const unsigned char *s)
     return n;
 }
 
-/* How put_text treats what it writes. */
-typedef enum text_mode {
-    TEXT_RAW,  /* only invalid UTF-8 replaced (JSON strings) */
-    TEXT_LINE, /* also control characters → space: one line of prose */
-    TEXT_CELL  /* also `|` and `\\` escaped: a markdown table cell */
-} text_mode;
-
-/* Write s to f with invalid UTF-8 replaced by U+FFFD, treated per mode; at
- * most max_chars characters (0 = all), then "…". */
-static void put_text(FILE *f, const char *s, size_t max_chars, text_mode mode)
+/* Write s to f as render_cell writes a text cell (render.h): escaped so it
+ * can break neither a table row nor a line, invalid UTF-8 replaced, cut
+ * after max_chars characters (0 = all) with "…". Used for table cells and
+ * for names and comments in prose alike, so every value reads one way.
+ * Should the buffer for a very long value not be allocated, the value is
+ * shown as "…" alone. */
+static void put_text(FILE *f, const char *s, size_t max_chars)
 {
-    size_t chars = 0;
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; chars++) {
-        if (max_chars && chars == max_chars) {
-            fputs("…", f);
-            return;
-        }
-        size_t n = utf8_seq_len(p);
-        if (!n) {
-            fputs("\xEF\xBF\xBD", f);
-            p++;
-            continue;
-        }
-        if (mode == TEXT_CELL && (*p == '|' || *p == '\\'))
-            fprintf(f, "\\%c", *p);
-        else if (mode != TEXT_RAW && (*p < 0x20 || *p == 0x7F))
-            fputc(' ', f);
-        else
-            fwrite(p, 1, n, f);
-        p += n;
+    size_t bytes = s ? strlen(s) : 0;
+    /* A character is at least one byte: cell_max = bytes cuts nothing. */
+    size_t cell_max = max_chars && max_chars < bytes ? max_chars : bytes;
+    char small[1024];
+    size_t size = cell_max < (SIZE_MAX - 32) / 8 ? cell_max * 8 + 32 : SIZE_MAX;
+    char *buf = size <= sizeof small ? small : malloc(size);
+    if (!buf) {
+        fputs("…", f);
+        return;
     }
+    render_cell(STORE_TEXT, NULL, s, bytes, cell_max, buf, size);
+    fputs(buf, f);
+    if (buf != small)
+        free(buf);
 }
 
 /* A markdown cell (escaped, cut at max_chars). */
 static void put_cell(FILE *f, const char *s, size_t max_chars)
 {
     fputs(" ", f);
-    put_text(f, s, max_chars, TEXT_CELL);
+    put_text(f, s, max_chars);
     fputs(" |", f);
+}
+
+/* A copy of s with each invalid UTF-8 sequence replaced by U+FFFD (caller
+ * frees), or NULL when out of memory. */
+static char *utf8_clean(const char *s)
+{
+    size_t bytes = strlen(s);
+    char *clean = malloc(bytes * 3 + 1); /* an invalid byte becomes 3 bytes */
+    if (!clean)
+        return NULL;
+    char *out = clean;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_seq_len(p);
+        if (n) {
+            memcpy(out, p, n);
+            p += n;
+            out += n;
+        } else {
+            memcpy(out, "\xEF\xBF\xBD", 3);
+            p++;
+            out += 3;
+        }
+    }
+    *out = '\0';
+    return clean;
 }
 
 /* A JSON string of s with invalid UTF-8 replaced (json_string refuses it). */
@@ -102,13 +123,7 @@ static json_t *jstr(const char *s)
     json_t *v = json_string(s);
     if (v)
         return v;
-    char *clean = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&clean, &len);
-    if (!f)
-        return json_string("");
-    put_text(f, s, 0, TEXT_RAW);
-    fclose(f);
+    char *clean = utf8_clean(s);
     v = json_string(clean ? clean : "");
     free(clean);
     return v;
@@ -282,7 +297,7 @@ static void put_names(FILE *f, const introspect_names *names)
 {
     for (size_t i = 0; i < names->n; i++) {
         fputs(i ? ", " : "", f);
-        put_text(f, names->v[i], 0, TEXT_LINE);
+        put_text(f, names->v[i], 0);
     }
 }
 
@@ -330,7 +345,7 @@ static void render_list(FILE *f, const char *pattern, introspect_table **shown, 
     if (total == 0) {
         if (pattern && *pattern) {
             fputs("No table or view name matches '", f);
-            put_text(f, pattern, 200, TEXT_LINE);
+            put_text(f, pattern, 200);
             fputs("'.", f);
         } else {
             fputs("The database has no tables or views.", f);
@@ -413,7 +428,7 @@ static const introspect_foreign_key *single_fk(const introspect_detail *d, const
 
 static void put_fk_target(FILE *f, const introspect_foreign_key *fk)
 {
-    put_text(f, fk->ref_table, 0, TEXT_CELL);
+    put_text(f, fk->ref_table, 0);
     fputs("(", f);
     if (fk->ref_columns.n)
         put_names(f, &fk->ref_columns);
@@ -454,16 +469,20 @@ static void put_column_row(FILE *f, const introspect_detail *d, const introspect
 {
     fputs("| ", f);
     if (table_prefix) {
-        put_text(f, table_prefix, 0, TEXT_CELL);
+        put_text(f, table_prefix, 0);
         fputs(".", f);
     }
-    put_text(f, c->name, 0, TEXT_CELL);
+    put_text(f, c->name, 0);
     fputs(" |", f);
     fputs(" ", f);
-    put_text(f, c->type, CELL_CHARS, TEXT_CELL);
+    put_text(f, c->type, CELL_CHARS);
     fputs(c->generated ? " (generated) |" : " |", f);
     put_cell(f, c->not_null ? "yes" : "", 0);
-    put_cell(f, c->default_sql ? c->default_sql : "", CELL_CHARS);
+    /* DEFAULT NULL is SQL's NULL: not quoted as text that only looks like it. */
+    if (c->default_sql && strcmp(c->default_sql, "NULL") == 0)
+        fputs(" NULL |", f);
+    else
+        put_cell(f, c->default_sql ? c->default_sql : "", CELL_CHARS);
     if (d)
         put_key_cell(f, d, c);
     else
@@ -481,7 +500,7 @@ static void render_detail(FILE *f, const introspect_detail *d)
 {
     const introspect_table *t = &d->table;
     fputs("## ", f);
-    put_text(f, t->name, 0, TEXT_LINE);
+    put_text(f, t->name, 0);
     fprintf(f, " (%s", introspect_kind_label(t->kind));
     if (t->rows_source != INTROSPECT_ROWS_UNKNOWN) {
         fputs(", ", f);
@@ -490,7 +509,7 @@ static void render_detail(FILE *f, const introspect_detail *d)
     }
     fputs(")\n", f);
     if (t->comment) {
-        put_text(f, t->comment, 0, TEXT_LINE);
+        put_text(f, t->comment, 0);
         fputs("\n", f);
     }
     if (d->columns_denied) {
@@ -523,7 +542,7 @@ static void render_detail(FILE *f, const introspect_detail *d)
         if (strcmp(ix->origin, "primary key") == 0)
             continue;
         fprintf(f, "%s %s", shown++ ? ";" : "\nIndexes:", ix->unique ? "UNIQUE " : "");
-        put_text(f, ix->name, 0, TEXT_LINE);
+        put_text(f, ix->name, 0);
         fputs(" (", f);
         put_names(f, &ix->columns);
         fprintf(f, ")%s", ix->partial ? " partial" : "");
@@ -697,7 +716,7 @@ static void render_names(FILE *f, const search_state *s)
         if (!s->tables[i].name_matched)
             continue;
         fputs(shown++ ? ", " : " ", f);
-        put_text(f, s->tables[i].table->name, 0, TEXT_LINE);
+        put_text(f, s->tables[i].table->name, 0);
         if (s->tables[i].table->kind != INTROSPECT_TABLE)
             fprintf(f, " (%s)", introspect_kind_label(s->tables[i].table->kind));
     }
@@ -705,9 +724,9 @@ static void render_names(FILE *f, const search_state *s)
     for (size_t i = 0; i < s->columns_shown; i++) {
         const search_table *st = &s->tables[s->columns[i].table];
         fputs(i ? ", " : " ", f);
-        put_text(f, st->table->name, 0, TEXT_LINE);
+        put_text(f, st->table->name, 0);
         fputs(".", f);
-        put_text(f, st->columns[s->columns[i].column].name, 0, TEXT_LINE);
+        put_text(f, st->columns[s->columns[i].column].name, 0);
     }
     fputs("\n", f);
 }
@@ -737,9 +756,9 @@ static void render_summary(FILE *f, const search_state *s)
             const search_table *st = &s->tables[s->columns[i].table];
             const introspect_column *c = &st->columns[s->columns[i].column];
             fputs("| ", f);
-            put_text(f, st->table->name, 0, TEXT_CELL);
+            put_text(f, st->table->name, 0);
             fputs(".", f);
-            put_text(f, c->name, 0, TEXT_CELL);
+            put_text(f, c->name, 0);
             fputs(" |", f);
             put_cell(f, c->type, CELL_CHARS);
             put_cell(f, c->comment ? c->comment : "", LIST_COMMENT_CHARS);
@@ -845,7 +864,7 @@ int tools_schema_search_objects(tool_env *env, const json_t *args, tool_output *
         rc = text_open(&t, err);
     if (!rc && s.table_matches + s.column_matches == 0) {
         fputs("No table, view or column name matches '", t.f);
-        put_text(t.f, s.pattern, 200, TEXT_LINE);
+        put_text(t.f, s.pattern, 200);
         fprintf(t.f, "' (%s match).\n", match_mode(s.pattern));
     } else if (!rc && s.level == LEVEL_NAMES) {
         render_names(t.f, &s);

@@ -30,7 +30,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +37,10 @@
 #include "core/error.h"
 #include "core/jsonschema.h"
 
+#include "case_files.h"
+
 /* The data files must hold at least this many cases in all. */
 #define CASES_MIN 60
-
-/* Counts shared by the runs over one directory of case files. */
-typedef struct case_tally {
-    int cases;    /* cases run */
-    int failures; /* cases that did not behave as the file says */
-} case_tally;
 
 static json_t *json_from(const char *text)
 {
@@ -137,22 +132,8 @@ static void cases_run_checks(const char *file, const json_t *doc, case_tally *ta
     }
 }
 
-static void case_file_run(const char *dir, const char *name, case_tally *tally)
+static void case_file_run(const char *name, const json_t *doc, case_tally *tally)
 {
-    char path[1024];
-    json_error_t error;
-    int len = snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (len < 0 || (size_t)len >= sizeof path) {
-        tally->failures++;
-        print_error("%s/%s: path too long\n", dir, name);
-        return;
-    }
-    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &error);
-    if (!doc) {
-        tally->failures++;
-        print_error("%s:%d: %s\n", path, error.line, error.text);
-        return;
-    }
     const json_t *schema = json_object_get(doc, "schema");
     dbmcp_error err;
     dbmcp_error_clear(&err);
@@ -164,58 +145,14 @@ static void case_file_run(const char *dir, const char *name, case_tally *tally)
         cases_run_defaults(name, doc, tally);
     }
     cases_run_checks(name, doc, tally);
-    json_decref(doc);
-}
-
-static int name_compare(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The *.json names in dir, sorted; *count gets how many. Caller frees each
- * name and the array. */
-static char **case_file_names(const char *dir, size_t *count)
-{
-    DIR *d = opendir(dir);
-    char **names = NULL;
-    *count = 0;
-    if (!d)
-        return NULL;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-            continue;
-        char **grown = realloc(names, (*count + 1) * sizeof *names);
-        assert_non_null(grown);
-        names = grown;
-        names[*count] = strdup(e->d_name);
-        assert_non_null(names[(*count)++]);
-    }
-    closedir(d);
-    if (names)
-        qsort(names, *count, sizeof *names, name_compare);
-    return names;
 }
 
 static void test_case_files(void **state)
 {
     (void)state;
-    const char *base = getenv("DBMCP_CASES");
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/jsonschema", base && *base ? base : "tests/cases");
-    size_t count;
-    char **names = case_file_names(dir, &count);
-    if (!names) {
-        fail_msg("no case files in %s (run from the repository root or set DBMCP_CASES)", dir);
-        return;
-    }
-    case_tally tally = {0, 0};
-    for (size_t i = 0; i < count; i++) {
-        case_file_run(dir, names[i], &tally);
-        free(names[i]);
-    }
-    free(names);
-    print_message("jsonschema: %d cases in %zu files, %d failed\n", tally.cases, count,
+    case_tally tally = {0, 0, 0};
+    size_t files = case_files_run("jsonschema", 0, case_file_run, &tally);
+    print_message("jsonschema: %d cases in %zu files, %d failed\n", tally.cases, files,
                   tally.failures);
     assert_int_equal(tally.failures, 0);
     assert_true(tally.cases >= CASES_MIN);

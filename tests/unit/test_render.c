@@ -32,7 +32,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,15 +40,10 @@
 #include "tools/render.h"
 #include "tools/tool.h"
 
+#include "case_files.h"
+
 /* The directory must hold at least this many cases. */
 #define CASES_MIN 40
-
-/* Counts shared by the runs over the case directory. */
-typedef struct case_tally {
-    int cases;    /* cases run */
-    int failures; /* cases that did not behave as their file says */
-    int pending;  /* known bugs still failing */
-} case_tally;
 
 /* A growable NUL-terminated string. */
 typedef struct text_buffer {
@@ -217,85 +211,19 @@ static int case_run(const json_t *c, char *why, size_t size)
     return failed != 0;
 }
 
-static void case_file_run(const char *dir, const char *name, case_tally *tally)
+static void case_file_run(const char *name, const json_t *c, case_tally *tally)
 {
-    char path[1024];
-    json_error_t error;
-    int len = snprintf(path, sizeof path, "%s/%s", dir, name);
-    tally->cases++;
-    if (len < 0 || (size_t)len >= sizeof path) {
-        tally->failures++;
-        print_error("%s/%s: path too long\n", dir, name);
-        return;
-    }
-    json_t *c = json_load_file(path, JSON_REJECT_DUPLICATES, &error);
-    if (!c) {
-        tally->failures++;
-        print_error("%s:%d: %s\n", path, error.line, error.text);
-        return;
-    }
     char why[1024] = "";
+    tally->cases++;
     int failed = case_run(c, why, sizeof why);
-    const char *description = json_string_value(json_object_get(c, "description"));
-    const char *pending = json_string_value(json_object_get(c, "pending"));
-    if (failed && pending) {
-        tally->pending++;
-        print_message("%s: pending (%s): %s\n", name, pending, why);
-    } else if (failed) {
-        tally->failures++;
-        print_error("%s (%s): %s\n", name, description ? description : "", why);
-    } else if (pending) {
-        tally->failures++;
-        print_error("%s: passes now; remove its \"pending\" marker\n", name);
-    }
-    json_decref(c);
-}
-
-static int name_compare(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The *.json names in dir, sorted; *count gets how many. Caller frees each
- * name and the array. */
-static char **case_file_names(const char *dir, size_t *count)
-{
-    DIR *d = opendir(dir);
-    char **names = NULL;
-    *count = 0;
-    if (!d)
-        return NULL;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
-            continue;
-        char **grown = realloc(names, (*count + 1) * sizeof *names);
-        assert_non_null(grown);
-        names = grown;
-        names[(*count)++] = strdup(e->d_name);
-    }
-    closedir(d);
-    if (names)
-        qsort(names, *count, sizeof *names, name_compare);
-    return names;
+    case_tally_outcome(tally, name, c, failed, why);
 }
 
 static void test_case_files(void **state)
 {
     (void)state;
-    const char *base = getenv("DBMCP_CASES");
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s/render", base && *base ? base : "tests/cases");
-    size_t count;
-    char **names = case_file_names(dir, &count);
-    if (!names)
-        fail_msg("no case files in %s (run from the repository root or set DBMCP_CASES)", dir);
     case_tally tally = {0, 0, 0};
-    for (size_t i = 0; i < count; i++) {
-        case_file_run(dir, names[i], &tally);
-        free(names[i]);
-    }
-    free(names);
+    case_files_run("render", 0, case_file_run, &tally);
     print_message("render: %d cases, %d failed, %d pending\n", tally.cases, tally.failures,
                   tally.pending);
     assert_int_equal(tally.failures, 0);

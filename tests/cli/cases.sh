@@ -1,0 +1,112 @@
+# cases.sh — the one runner of data-driven CLI cases, sourced by admin.sh
+# and report.sh (not run on its own).
+#
+# A case file holds one case a line, fields separated by `|`:
+#   name | exit status | db | command | checks
+# (blank lines and lines starting with # are skipped). The command runs
+# with `eval` in $FILES, stdin closed, its stdout and stderr captured; it
+# is prefixed with $CASE_PREFIX (e.g. "dbmcp "), empty when unset. db is
+# "same" (the dump of $DB must not change: a refused write leaves the
+# database exactly as it was), "changed" or "-" (not checked). checks are
+# joined by " && ":
+#   out~TEXT / err~TEXT     stdout / stderr contains TEXT
+#   out!~TEXT / err!~TEXT   … does not contain TEXT
+#   line N~TEXT             stdout line N contains TEXT
+#   bytes<N                 stdout is shorter than N bytes
+#   sql:QUERY => VALUE      sqlite3 $DB prints VALUE for QUERY
+#
+# The sourcing script sets DB, WORK (scratch) and FILES and defines the
+# functions its commands use; run_cases CASEFILE then runs every case, in
+# order, prints "ok"/"FAIL" a case and "N passed, M failed" last, and
+# returns 1 on any failure.
+
+dump_sum() { sqlite3 "$DB" .dump | md5sum | cut -d' ' -f1; }
+
+trim() {
+  local s="$1"
+  s="${s#"${s%%[![:space:]]*}"}"
+  s="${s%"${s##*[![:space:]]}"}"
+  printf '%s' "$s"
+}
+
+# check_one CHECK: one check of the last case; prints why it fails.
+check_one() {
+  local check query want got n
+  check="$(trim "$1")"
+  case "$check" in
+    out!~*)
+      ! grep -qF -- "${check#out!~}" "$WORK/stdout" || { echo "stdout has: ${check#out!~}"; return 1; } ;;
+    err!~*)
+      ! grep -qF -- "${check#err!~}" "$WORK/stderr" || { echo "stderr has: ${check#err!~}"; return 1; } ;;
+    out~*)
+      grep -qF -- "${check#out~}" "$WORK/stdout" || { echo "stdout lacks: ${check#out~}"; return 1; } ;;
+    err~*)
+      grep -qF -- "${check#err~}" "$WORK/stderr" || { echo "stderr lacks: ${check#err~}"; return 1; } ;;
+    line\ *)
+      n="${check#line }"
+      n="${n%%~*}"
+      want="${check#line "$n"~}"
+      got="$(sed -n "${n}p" "$WORK/stdout")"
+      [[ "$got" == *"$want"* ]] || { echo "line $n is '$got', want '$want'"; return 1; } ;;
+    bytes\<*)
+      n="${check#bytes<}"
+      got="$(wc -c <"$WORK/stdout")"
+      [ "$got" -lt "$n" ] || { echo "stdout has $got bytes, want < $n"; return 1; } ;;
+    sql:*)
+      query="$(trim "${check#sql:}")"
+      want="$(trim "${query##*=> }")"
+      query="${query% => *}"
+      got="$(sqlite3 "$DB" "$query" 2>&1)"
+      [ "$got" = "$want" ] || { echo "sql '$query' gave '$got', want '$want'"; return 1; } ;;
+    "") ;;
+    *)
+      echo "unknown check '$check'"; return 1 ;;
+  esac
+}
+
+# run_case NAME EXIT DB COMMAND CHECKS: one case; counts it in passed/failed.
+run_case() {
+  local name="$1" want_exit="$2" want_db="$3" cmd="${CASE_PREFIX:-}$4" checks="$5"
+  local before after status problems=""
+  before="$(dump_sum)"
+  (cd "$FILES" && eval "$cmd") </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
+  status=$?
+  after="$(dump_sum)"
+  [ "$status" = "$want_exit" ] || problems+="exit $status, want $want_exit; "
+  case "$want_db" in
+    same) [ "$before" = "$after" ] || problems+="database changed; " ;;
+    changed) [ "$before" != "$after" ] || problems+="database unchanged; " ;;
+    -) ;;
+    *) problems+="bad db column '$want_db'; " ;;
+  esac
+  local rest="$checks" part why
+  while [ -n "$rest" ]; do
+    part="${rest%% && *}"
+    if [ "$part" = "$rest" ]; then rest=""; else rest="${rest#* && }"; fi
+    why="$(check_one "$part")" || problems+="$why; "
+  done
+  if [ -z "$problems" ]; then
+    passed=$((passed + 1))
+    echo "ok   $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name: $problems"
+    echo "     command: $cmd"
+    sed 's/^/     stderr: /' "$WORK/stderr" | head -5
+    sed 's/^/     stdout: /' "$WORK/stdout" | head -5
+  fi
+}
+
+# run_cases CASEFILE: every case of the file, then the totals.
+run_cases() {
+  local name want_exit want_db cmd checks
+  passed=0
+  failed=0
+  while IFS='|' read -r name want_exit want_db cmd checks; do
+    name="$(trim "$name")"
+    case "$name" in ''|'#'*) continue ;; esac
+    run_case "$name" "$(trim "$want_exit")" "$(trim "$want_db")" "$(trim "$cmd")" "$(trim "${checks:-}")"
+  done <"$1"
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}

@@ -71,6 +71,9 @@ static void bind_all(tool_env *env, store_stmt *st, const json_t *args)
     }
 }
 
+#define SQL_TOOL_DEFAULT_TIMEOUT_MS 30000 /* report.timeout_ms */
+#define SQL_TOOL_LIMIT_TIMEOUT_MS 600000  /* ten minutes at most */
+
 /* A setting as a number clamped to [lo, hi] (def when unset or not a
  * number). */
 static long setting_clamped(tool_env *env, const char *key, long def, long lo, long hi)
@@ -118,6 +121,11 @@ int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp
     if (rc)
         return rc;
     bind_all(env, st, args);
+    /* Reviewed SQL still gets a time limit: data grows after review. The
+     * dispatcher resets it when the connection goes back to the pool. */
+    store_set_time_limit(env->query_db,
+                         (int)setting_clamped(env, "report.timeout_ms", SQL_TOOL_DEFAULT_TIMEOUT_MS,
+                                              1, SQL_TOOL_LIMIT_TIMEOUT_MS));
     render_table table;
     render_table_init(&table, sql_tool_limits(env));
     rc = render_table_from_stmt(&table, st, env->cancelled, err);

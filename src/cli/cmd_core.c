@@ -129,6 +129,13 @@ static int run_serve(cli_args *a)
         long max_body = mcp_server_setting_long(srv, "http.max_body", 4L * 1024 * 1024);
         hc.max_body = max_body > 0 ? (size_t)max_body : 0;
         hc.anonymous = &id;
+        char public_url[512] = "";
+        const char *flag_url = cli_flag(a, "public-url");
+        if (flag_url)
+            snprintf(public_url, sizeof public_url, "%s", flag_url);
+        else
+            mcp_server_setting(srv, "http.public_url", public_url, sizeof public_url);
+        hc.public_url = public_url[0] ? public_url : NULL;
         const char *origin = cli_flag(a, "allow-origin");
         const char *origins[2] = {origin, NULL};
         hc.allowed_origins = origin ? origins : NULL;
@@ -151,6 +158,8 @@ static const cli_flag_spec serve_flags[] = {
     {"principal", "NAME", "stdio: who is calling, for scope and audit; default $DBMCP_PRINCIPAL"},
     {"allowed-tools", "A,B", "narrow every interface to these tools (also $DBMCP_ALLOWED_TOOLS)"},
     {"allow-origin", "ORIGIN", "HTTP: accept this Origin besides loopback ones"},
+    {"public-url", "URL",
+     "HTTP behind a proxy: the base URL clients use (setting http.public_url)"},
     {NULL, NULL, NULL},
 };
 

@@ -131,6 +131,9 @@ struct http_daemon {
     int loopback;                          /* bound to a loopback address */
     char bind_host[INET6_ADDRSTRLEN + 2];  /* "127.0.0.1" or "[::1]" */
     char authority[INET6_ADDRSTRLEN + 10]; /* "HOST:PORT" once bound */
+    char public_url[512];                  /* configured public base URL, "" = none */
+    char public_origin[512];               /* its scheme://authority, "" = none */
+    char public_host[256];                 /* its host, "" = none */
     struct sockaddr_storage addr;          /* where to listen */
     int ipv6;
     unsigned port; /* as configured; 0 = any */
@@ -421,7 +424,8 @@ static int host_allowed(const http_daemon *hd, const char *value)
         return 1;
     if (!authority_host(value, strlen(value), &h, &hn))
         return 0;
-    return host_is_loopback_name(h, hn) || view_iequals(h, hn, hd->bind_host);
+    return host_is_loopback_name(h, hn) || view_iequals(h, hn, hd->bind_host) ||
+           (hd->public_host[0] && view_iequals(h, hn, hd->public_host));
 }
 
 /* An Origin passes when listed in allowed_origins or when it is an
@@ -431,6 +435,8 @@ static int origin_allowed(const http_daemon *hd, const char *origin)
     for (const char **o = hd->allowed_origins; o && *o; o++)
         if (strcasecmp(*o, origin) == 0)
             return 1;
+    if (hd->public_origin[0] && strcasecmp(hd->public_origin, origin) == 0)
+        return 1;
     const char *rest;
     if (strncasecmp(origin, "http://", 7) == 0)
         rest = origin + 7;
@@ -449,6 +455,10 @@ static int origin_allowed(const http_daemon *hd, const char *origin)
  * is a plain authority, else the bind address. */
 static void public_base(const http_daemon *hd, struct MHD_Connection *c, char *out, size_t size)
 {
+    if (hd->public_url[0]) {
+        snprintf(out, size, "%s", hd->public_url);
+        return;
+    }
     const char *host = header(c, "Host");
     size_t n = host ? strlen(host) : 0;
     int ok = n > 0 && n < 256;
@@ -596,7 +606,7 @@ static enum MHD_Result reply_method_not_allowed(struct MHD_Connection *c, const 
 
 static enum MHD_Result reply_unauthorized(const http_daemon *hd, struct MHD_Connection *c)
 {
-    char base[300], challenge[400];
+    char base[520], challenge[640];
     public_base(hd, c, base, sizeof base);
     snprintf(challenge, sizeof challenge,
              "Bearer resource_metadata=\"%s/.well-known/oauth-protected-resource\"", base);
@@ -608,7 +618,7 @@ static enum MHD_Result reply_unauthorized(const http_daemon *hd, struct MHD_Conn
 /* RFC 9728 protected resource metadata. */
 static enum MHD_Result reply_resource_metadata(const http_daemon *hd, struct MHD_Connection *c)
 {
-    char base[300], resource[320];
+    char base[520], resource[540];
     public_base(hd, c, base, sizeof base);
     snprintf(resource, sizeof resource, "%s/mcp", base);
     json_t *j = json_pack("{s:s, s:[s], s:s}", "resource", resource, "bearer_methods_supported",
@@ -1818,6 +1828,36 @@ static void wait_for_signal(http_daemon *hd, int fd)
 
 /* --- the daemon ---------------------------------------------------------- */
 
+/* Split a configured public base URL into the URL (no trailing '/'), its
+ * origin and its host. */
+static int public_url_parse(http_daemon *hd, const char *url, dbmcp_error *err)
+{
+    if (!url || !*url)
+        return 0;
+    size_t scheme = strncasecmp(url, "https://", 8) == 0  ? 8
+                    : strncasecmp(url, "http://", 7) == 0 ? 7
+                                                          : 0;
+    size_t len = strlen(url);
+    while (len > scheme && url[len - 1] == '/')
+        len--;
+    const char *auth = url + scheme;
+    size_t auth_len = strcspn(auth, "/?#");
+    if (auth + auth_len > url + len)
+        auth_len = (size_t)(url + len - auth);
+    const char *h;
+    size_t hn;
+    if (!scheme || len >= sizeof hd->public_url || !authority_host(auth, auth_len, &h, &hn) ||
+        hn >= sizeof hd->public_host || strpbrk(url, " \t\r\n\"<>"))
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "http: public URL must look like https://host[:port][/path], "
+                               "got '%s'",
+                               url);
+    snprintf(hd->public_url, sizeof hd->public_url, "%.*s", (int)len, url);
+    snprintf(hd->public_origin, sizeof hd->public_origin, "%.*s", (int)(scheme + auth_len), url);
+    snprintf(hd->public_host, sizeof hd->public_host, "%.*s", (int)hn, h);
+    return 0;
+}
+
 static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config *cfg,
                             dbmcp_error *err)
 {
@@ -1830,7 +1870,9 @@ static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config 
         (unsigned)(cfg->request_timeout_s > 0 ? cfg->request_timeout_s : HTTP_DEFAULT_TIMEOUT_S);
     hd->session_idle_s =
         cfg->session_idle_s > 0 ? cfg->session_idle_s : HTTP_DEFAULT_SESSION_IDLE_S;
-    int rc = bind_resolve(hd, cfg->bind, err);
+    int rc = public_url_parse(hd, cfg->public_url, err);
+    if (rc == 0)
+        rc = bind_resolve(hd, cfg->bind, err);
     if (rc != 0)
         return rc;
     if (hd->no_auth && !hd->loopback)

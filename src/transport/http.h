@@ -87,6 +87,10 @@ typedef struct http_config {
     size_t max_body;               /* bytes; 0 = 4 MiB; larger bodies → 413 */
     int request_timeout_s;         /* idle connection timeout; 0 = 30 (not applied to open SSE) */
     int session_idle_s;            /* legacy sessions expire after this idle time; 0 = 3600 */
+    const char *public_url;        /* base URL clients reach the server at through a proxy, e.g.
+                                      "https://mcp.example.com" (the endpoint is its /mcp); used
+                                      in 401 challenges and RFC 9728 metadata, and its host and
+                                      origin are accepted. NULL = the Host header / bind address */
 } http_config;
 
 /* Serve until SIGTERM or SIGINT. Prints "listening on http://HOST:PORT/mcp"

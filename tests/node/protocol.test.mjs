@@ -800,6 +800,33 @@ describe('Streamable HTTP', () => {
 // ---------------------------------------------------------------------------
 // 6. audit
 // ---------------------------------------------------------------------------
+describe('behind a reverse proxy', () => {
+    test('--public-url names the public endpoint in the 401 challenge and RFC 9728 metadata, and its Host and Origin are accepted', async (t) => {
+        const { db } = tempDb(t);
+        const srv = await httpServer(t, db, ['--public-url', 'https://mcp.example.com/']);
+        const res = await rawRequest(srv.url, {
+            headers: { Host: 'mcp.example.com', Origin: 'https://mcp.example.com', 'Content-Type': 'application/json' },
+            body: '{}',
+        });
+        assert.equal(res.status, 401);
+        assert.equal(
+            res.headers['www-authenticate'],
+            'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"',
+        );
+        const meta = await rawRequest(`${srv.base}/.well-known/oauth-protected-resource`, { method: 'GET' });
+        assert.equal(JSON.parse(meta.body).resource, 'https://mcp.example.com/mcp');
+        const evil = await rawRequest(srv.url, { headers: { Host: 'evil.example.com' }, body: '{}' });
+        assert.equal(evil.status, 403, 'other Host names are still refused');
+    });
+
+    test('a public URL that is not http(s) is a usage error', (t) => {
+        const { db } = tempDb(t);
+        const r = cli(['serve', '--db', db, '--http', '127.0.0.1:1', '--public-url', 'ftp://x']);
+        assert.equal(r.status, 2);
+        assert.match(r.stderr, /public URL must look like https:\/\/host/);
+    });
+});
+
 describe('audit', () => {
     test('one dbmcp_audit row per tools/call, resources/read and prompts/get, with status; callId matches', async (t) => {
         const { db } = tempDb(t);

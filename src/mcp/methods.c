@@ -167,13 +167,15 @@ static void set_opt_str(json_t *obj, const char *key, const char *value)
 static json_t *tool_item(const catalog_snapshot *snap, size_t i)
 {
     const reg_tool *t = &snap->tools[i];
-    json_t *o = json_pack("{s:s, s:s, s:O}", "name", t->name, "description", t->description,
-                          "inputSchema", t->input_schema);
+    /* Copies, not references: a response may outlive the snapshot in
+     * another thread, and jansson's reference counts only order releases. */
+    json_t *o = json_pack("{s:s, s:s, s:o}", "name", t->name, "description", t->description,
+                          "inputSchema", json_deep_copy(t->input_schema));
     set_opt_str(o, "title", t->title);
     if (t->output_schema)
-        json_object_set(o, "outputSchema", t->output_schema);
+        json_object_set_new(o, "outputSchema", json_deep_copy(t->output_schema));
     if (t->annotations)
-        json_object_set(o, "annotations", t->annotations);
+        json_object_set_new(o, "annotations", json_deep_copy(t->annotations));
     return o;
 }
 
@@ -187,9 +189,10 @@ static json_t *prompt_item(const catalog_snapshot *snap, size_t i)
     size_t k;
     json_t *a;
     json_array_foreach (p->arguments, k, a) {
-        json_t *d = json_pack("{s:O}", "name", json_object_get(a, "name"));
+        json_t *d = json_pack("{s:s}", "name", json_get_str(a, "name") ?: "");
         if (json_object_get(a, "description"))
-            json_object_set(d, "description", json_object_get(a, "description"));
+            json_object_set_new(d, "description",
+                                json_deep_copy(json_object_get(a, "description")));
         json_object_set_new(d, "required",
                             json_boolean(json_is_true(json_object_get(a, "required"))));
         json_array_append_new(args, d);
@@ -206,7 +209,7 @@ static json_t *resource_item(const catalog_snapshot *snap, size_t i)
     set_opt_str(o, "title", r->title);
     set_opt_str(o, "description", r->description);
     if (r->annotations)
-        json_object_set(o, "annotations", r->annotations);
+        json_object_set_new(o, "annotations", json_deep_copy(r->annotations));
     json_object_set_new(o, "size", json_integer(r->size));
     return o;
 }
@@ -453,7 +456,7 @@ static void add_matching(json_t *values, json_t *candidates, const char *prefix)
     json_array_foreach (candidates, i, c) {
         const char *v = json_string_value(c);
         if (v && strncasecmp(v, prefix, plen) == 0)
-            json_array_append(values, c);
+            json_array_append_new(values, json_string(v));
     }
 }
 

@@ -27,6 +27,7 @@ run_stage unit-asan make -j2 unit-asan
 [ -x tests/cli/report.sh ] && run_stage cli-report tests/cli/report.sh
 run_stage valgrind scripts/valgrind-stdio.sh
 run_stage protocol scripts/protocol-tests.sh
+run_stage tsan scripts/tsan-protocol.sh
 run_stage conformance scripts/conformance.sh
 run_stage fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" scripts/fuzz.sh
 

@@ -53,8 +53,6 @@
 /* Engine limits that are not settings. */
 #define EXECUTE_QUERY_EXPR_DEPTH 200
 #define EXECUTE_QUERY_COMPOUND 100
-/* Longest value of one field of the statement's comment tag. */
-#define EXECUTE_QUERY_TAG_FIELD 64
 
 /* The one sentence a database failure shows the agent; dispatch appends
  * " (call id …)". */
@@ -94,41 +92,6 @@ void execute_query_settings_load(tool_env *env, execute_query_settings *s)
     /* An empty setting means the reviewed default. */
     if (!s->functions[0])
         snprintf(s->functions, sizeof s->functions, "%s", sql_admission_default_functions);
-}
-
-/* Append one tag field: characters that could end the comment or confuse a
- * log parser become '_'; empty is "-". */
-static void tag_field(char *out, size_t size, const char *value)
-{
-    size_t n = 0;
-    for (const char *p = value ? value : ""; *p && n + 1 < size && n < EXECUTE_QUERY_TAG_FIELD;
-         p++) {
-        char c = *p;
-        int plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-' || c == ':' || c == '@' || c == '+' ||
-                    c == '/';
-        out[n++] = plain ? c : '_';
-    }
-    if (n == 0 && size > 1)
-        out[n++] = '-';
-    out[n] = '\0';
-}
-
-/* The statement as run: comment tag, then the agent's text. Caller frees;
- * NULL when out of memory. */
-static char *tagged_sql(tool_env *env, const char *query)
-{
-    char call_id[EXECUTE_QUERY_TAG_FIELD + 1], tool[EXECUTE_QUERY_TAG_FIELD + 1];
-    char client[EXECUTE_QUERY_TAG_FIELD + 1], model[EXECUTE_QUERY_TAG_FIELD + 1];
-    tag_field(call_id, sizeof call_id, env->call_id);
-    tag_field(tool, sizeof tool, env->tool ? env->tool->name : "execute_query");
-    tag_field(client, sizeof client, env->client_name);
-    tag_field(model, sizeof model, env->model);
-    char *sql = NULL;
-    if (asprintf(&sql, "/* dbmcp call_id=%s tool=%s client=%s model=%s */ %s", call_id, tool,
-                 client, model, query) < 0)
-        return NULL;
-    return sql;
 }
 
 /* Replace a store error's public message with what the agent may see. */
@@ -256,7 +219,7 @@ int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbm
         return dbmcp_error_set_private(err, DBMCP_EINTERNAL, EXECUTE_QUERY_FAILED,
                                        "execute_query: no query connection");
     }
-    char *sql = tagged_sql(env, query);
+    char *sql = tool_tagged_sql(env, query);
     char *text = NULL;
     int64_t rows = 0;
     rc = sql ? execute_query_run(env->query_db, sql, s, max_rows, env->cancelled, &text, &rows, err)

@@ -109,9 +109,8 @@ int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp
     if (!env->query_db)
         return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "the tool could not run",
                                        "no query connection for SQL tool %s", env->tool->name);
-    char *sql = NULL;
-    if (asprintf(&sql, "/* dbmcp call_id=%s tool=%s */ %s", env->call_id, env->tool->name,
-                 env->tool->handler) < 0)
+    char *sql = tool_tagged_sql(env, env->tool->handler);
+    if (!sql)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     free(out->audit_sql);
     out->audit_sql = sql;

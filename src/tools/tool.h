@@ -99,6 +99,11 @@ int tools_builtin_exists(const char *name);
  * matched (vars = its variables). Caller frees *text_out. */
 int tools_builtin_template_read(const char *handler, const char *uri, const json_t *vars,
                                 char **text_out, dbmcp_error *err);
+/* The statement as run: a comment tag naming the call id, tool, client and
+ * model (so database-side logs join the audit), then sql. Tag values are
+ * reduced to [A-Za-z0-9._:@+/-] and 64 characters, so none can end the
+ * comment. Caller frees; NULL when out of memory. */
+char *tool_tagged_sql(const tool_env *env, const char *sql);
 /* The SQL handler: runs tool->handler with arguments bound by name. */
 int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);
 

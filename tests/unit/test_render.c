@@ -553,7 +553,9 @@ static void test_sql_tool_limits_and_audit(void **state)
     assert_non_null(strstr(text, "| 100 |\n\n100 rows shown (more exist)"));
     assert_null(strstr(text, "| 101 |"));
     assert_int_equal(rows, 100);
-    assert_string_equal(audit, "/* dbmcp call_id=call-1 tool=report */ SELECT n FROM t ORDER BY n");
+    assert_string_equal(
+        audit,
+        "/* dbmcp call_id=call-1 tool=report client=- model=- */ SELECT n FROM t ORDER BY n");
     free(text);
     free(audit);
     /* Settings apply; max_rows above 5000 is clamped, so all 150 show. */

@@ -141,15 +141,23 @@ static ssize_t read_line(FILE *in, char **buf, size_t *cap)
     return n > JSONRPC_MAX_MESSAGE ? -2 : n;
 }
 
+/* The thread that reads stdin; a stop signal must interrupt its read. */
+static pthread_t stdio_reader;
+
 static void on_stop_signal(int sig)
 {
-    (void)sig; /* only interrupts the blocking read; the loop then ends */
+    /* The kernel may deliver the signal to any thread (a worker, the audit
+     * writer): pass it on to the reader, whose blocking read it interrupts
+     * (no SA_RESTART); the read loop then ends. */
+    if (!pthread_equal(pthread_self(), stdio_reader))
+        pthread_kill(stdio_reader, sig);
 }
 
-/* SIGTERM and SIGINT end the read loop (no SA_RESTART), so in-flight
- * requests finish and their audit rows are written before exit. */
+/* SIGTERM and SIGINT end the read loop, so in-flight requests finish and
+ * their audit rows are written before exit. */
 static void install_stop_handlers(void)
 {
+    stdio_reader = pthread_self();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;

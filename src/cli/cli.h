@@ -65,6 +65,8 @@ extern const cli_command cli_cmd_keys_create, cli_cmd_keys_list, cli_cmd_keys_re
 extern const cli_command *const cli_admin_commands[];
 /* Report tools from SQL files and from the audit log (cmd_report.c). */
 extern const cli_command cli_cmd_tools_add_report, cli_cmd_tools_promote, cli_cmd_audit_top_queries;
+/* The response repair engine as a filter (cmd_repair.c). */
+extern const cli_command cli_cmd_repair;
 
 /* Shared by the command files (admin.c). */
 /* Parse a file (path "-": stdin) holding one JSON object; *out is a new ref. */

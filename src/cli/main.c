@@ -25,6 +25,7 @@ static const cli_command *const core_commands[] = {
     &cli_cmd_audit_top_queries,
     &cli_cmd_tools_add_report,
     &cli_cmd_tools_promote,
+    &cli_cmd_repair,
     NULL,
 };
 

@@ -1,0 +1,77 @@
+/*
+ * repair.h — the response repair engine: turns what a language model
+ * answered when asked for JSON into valid JSON text, or says why it cannot.
+ *
+ * The input is first parsed strictly (jansson, any JSON value at top
+ * level, "\u0000" allowed): valid JSON is returned byte for byte, with
+ * changed = 0. The one exception is a top-level JSON string whose content
+ * is object or array text (a doubly-encoded payload): it is decoded (and
+ * repaired) unless opt->keep_encoded_strings is set.
+ *
+ * Otherwise the engine's own tolerant parser looks for the payload and
+ * repairs it; the result of the tolerant path is always an object or an
+ * array. Extraction, in this order:
+ *   - a UTF-8 byte-order mark and a "[TOOL_CALLS]" prefix are dropped;
+ *   - <tool_call>…</tool_call> blocks (the last may be unterminated): one
+ *     block gives its value, several give an array of their values in
+ *     order (parallel tool calls);
+ *   - markdown fences ```json … ``` (also unterminated): the first fenced
+ *     block that holds a repairable object or array;
+ *   - otherwise the first '{' or '[' in the text that starts a repairable
+ *     value. Inside prose (text before it) an array is taken only when its
+ *     first element is an object, array or string, so "error [429]" is not
+ *     JSON. Text after the value, including further JSON values, is dropped
+ *     and logged ("took the first of several JSON values").
+ * Repairs: truncation (cut-off strings, arrays and objects are closed, a
+ * half-written member or a dangling comma is dropped, cut-off true, false
+ * and null are completed; these set lossy), unescaped quotes inside strings
+ * (a quote not followed by , } ] : a quote, a bracket, a newline, '+' or
+ * the end is content), raw control characters, single and typographic
+ * quotes, "a" + "b" concatenation, // and block comments, trailing, extra
+ * and missing commas, missing colons, Python True/False/None, unquoted
+ * keys, ... and … placeholders, invalid escapes and invalid UTF-8.
+ * HTML pages, server-sent event streams and text without a JSON structure
+ * are errors (DBMCP_EINVAL), never repaired into a string.
+ *
+ * The output is always validated with jansson before it is returned.
+ */
+#ifndef DBMCP_AGENT_REPAIR_H
+#define DBMCP_AGENT_REPAIR_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+#define REPAIR_DEFAULT_MAX_BYTES ((size_t)4 << 20) /* 4 MiB */
+#define REPAIR_MAX_DEPTH 512                       /* deepest nesting accepted */
+
+typedef struct repair_options {
+    size_t max_bytes;           /* input size limit; 0: REPAIR_DEFAULT_MAX_BYTES */
+    int max_depth;              /* nesting limit; 0 or above REPAIR_MAX_DEPTH: the maximum */
+    int parse_string_arguments; /* a member "arguments" holding JSON text as a string is
+                                   replaced by its (repaired) value */
+    int keep_encoded_strings;   /* do not decode a top-level doubly-encoded string */
+} repair_options;
+
+typedef struct repair_result {
+    char *output;        /* valid JSON text, NUL-terminated, malloc'd */
+    size_t output_len;   /* bytes in output, without the NUL */
+    int changed;         /* 0: the input was valid JSON and output is a copy of it */
+    int lossy;           /* a truncation repair dropped or invented content */
+    char **repairs;      /* what was done, short sentences ("closed 2 brackets at end") */
+    size_t repair_count; /* entries in repairs */
+} repair_result;
+
+/* Repair in[0..len) with opt (NULL: defaults) into *out. Returns 0, or a
+ * negative dbmcp_code with err filled: DBMCP_EINVAL when no JSON could be
+ * recovered (the reason says why: "input is an HTML page, not JSON"),
+ * DBMCP_ETOOBIG over the size or nesting limit, DBMCP_ENOMEM. *out is
+ * zeroed first and owns its memory only on success; release it with
+ * repair_result_free. */
+int repair_json(const char *in, size_t len, const repair_options *opt, repair_result *out,
+                dbmcp_error *err);
+
+/* Free everything *r owns and zero it; safe on a zeroed result. */
+void repair_result_free(repair_result *r);
+
+#endif

@@ -261,8 +261,9 @@ static int set_rpc(int *rpc_code, char *rpc_message, size_t size, int code, cons
 }
 
 json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
-                               const jsonrpc_msg *msg, int *rpc_code, char *rpc_message,
-                               size_t rpc_message_size, json_t **rpc_data, inflight *flight)
+                               const catalog_snapshot *snap, const jsonrpc_msg *msg, int *rpc_code,
+                               char *rpc_message, size_t rpc_message_size, json_t **rpc_data,
+                               inflight *flight)
 {
     double start = ids_monotonic_ms();
     char call_id[37];
@@ -273,7 +274,6 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     dbmcp_error_clear(&err);
     char text[600];
 
-    catalog_snapshot *snap = mcp_snapshot_get(srv, s->who.interface, &err);
     const reg_tool *tool = snap ? catalog_find_tool(snap, name) : NULL;
     tool_handler_fn fn = tool ? resolve_handler(tool) : NULL;
     if (!tool || !fn || (args_in && !json_is_object(args_in))) {
@@ -284,7 +284,6 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
         mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error", DBMCP_ENOTFOUND,
                          text, 0, -1, NULL);
-        catalog_snapshot_unref(snap);
         return NULL;
     }
 
@@ -351,6 +350,5 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
                      code ? err.message : NULL, content_bytes(result), rows, sql_text);
     free(state_plain);
     json_decref(args);
-    catalog_snapshot_unref(snap);
     return result;
 }

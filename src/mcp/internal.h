@@ -119,10 +119,12 @@ json_t *mcp_methods_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
 
 /* dispatch.c — the single tools/call path. Returns the CallToolResult, or
  * NULL with *rpc_code/rpc_message (and *rpc_data) set for protocol-level
- * errors. flight is the request's cancellation record (may be NULL). */
+ * errors. snap is the caller's catalog snapshot (borrowed, held for the
+ * call); flight is the request's cancellation record (may be NULL). */
 json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
-                               const jsonrpc_msg *msg, int *rpc_code, char *rpc_message,
-                               size_t rpc_message_size, json_t **rpc_data, inflight *flight);
+                               const catalog_snapshot *snap, const jsonrpc_msg *msg, int *rpc_code,
+                               char *rpc_message, size_t rpc_message_size, json_t **rpc_data,
+                               inflight *flight);
 /* Queue one audit row; takes ownership of sql_text (may be NULL). */
 void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
                       const char *target, const char *call_id, double start_ms, const char *status,

@@ -618,8 +618,8 @@ static json_t *route(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mc
     if (strcmp(m, "subscriptions/listen") == 0)
         return m_listen(srv, s, msg, ctx, f);
     if (strcmp(m, "tools/call") == 0)
-        return mcp_dispatch_tool_call(srv, s, ctx, msg, &f->code, f->message, sizeof f->message,
-                                      &f->data, flight);
+        return mcp_dispatch_tool_call(srv, s, ctx, snap, msg, &f->code, f->message,
+                                      sizeof f->message, &f->data, flight);
     return fail(f, JSONRPC_METHOD_NOT_FOUND, "Method not found: %s", m);
 }
 

@@ -1021,13 +1021,12 @@ static int validate_one_of(validate_ctx *v, const json_t *schema, const json_t *
                          tally.first_match + 1, tally.second_match + 1);
 }
 
-/* Strictness is off inside "not": closed objects there would make "not"
- * accept an object merely for having extra members. */
-static int validate_not(validate_ctx *v, const json_t *schema, const json_t *instance)
+/* Test instance against a subschema without reporting, strictness off:
+ * closed objects there would make "not" accept an object merely for having
+ * extra members, and "if" fail on members its branches declare. Returns 0
+ * (matches), nonzero (does not), or the abort code with v->aborted set. */
+static int test_quietly(validate_ctx *v, const json_t *sub, const json_t *instance)
 {
-    const json_t *negated = json_object_get(schema, "not");
-    if (!negated)
-        return 0;
     dbmcp_error *scratch = malloc(sizeof *scratch);
     if (!scratch)
         return validate_abort(v, DBMCP_ENOMEM, "out of memory");
@@ -1035,10 +1034,19 @@ static int validate_not(validate_ctx *v, const json_t *schema, const json_t *ins
     declared_names *declared = v->declared;
     v->strict = 0;
     v->declared = NULL;
-    int rc = validate_quietly(v, negated, instance, scratch);
+    int rc = validate_quietly(v, sub, instance, scratch);
     v->strict = strict;
     v->declared = declared;
     free(scratch);
+    return rc;
+}
+
+static int validate_not(validate_ctx *v, const json_t *schema, const json_t *instance)
+{
+    const json_t *negated = json_object_get(schema, "not");
+    if (!negated)
+        return 0;
+    int rc = test_quietly(v, negated, instance);
     if (v->aborted)
         return rc;
     if (rc != 0)
@@ -1046,25 +1054,14 @@ static int validate_not(validate_ctx *v, const json_t *schema, const json_t *ins
     return validate_fail(v, "must not match %s", value_render(negated, RENDER_LITERAL_MAX).text);
 }
 
-/* if/then/else: the instance is checked against "if" quietly; "then"
- * applies when it matched, "else" when it did not. Strictness is off for
- * the test itself, as for "not". */
+/* if/then/else: "then" applies when the instance matches "if", "else" when
+ * it does not. */
 static int validate_if(validate_ctx *v, const json_t *schema, const json_t *instance)
 {
     const json_t *test = json_object_get(schema, "if");
     if (!test)
         return 0;
-    dbmcp_error *scratch = malloc(sizeof *scratch);
-    if (!scratch)
-        return validate_abort(v, DBMCP_ENOMEM, "out of memory");
-    int strict = v->strict;
-    declared_names *declared = v->declared;
-    v->strict = 0;
-    v->declared = NULL;
-    int rc = validate_quietly(v, test, instance, scratch);
-    v->strict = strict;
-    v->declared = declared;
-    free(scratch);
+    int rc = test_quietly(v, test, instance);
     if (v->aborted)
         return rc;
     const json_t *branch = json_object_get(schema, rc == 0 ? "then" : "else");

@@ -3,12 +3,12 @@
 #   make test     install missing packages, then every test (unit, sanitizers, protocol, conformance)
 #   make demo     install missing packages, build, create demo.db and serve it over HTTP
 CC      ?= cc
-PKGS    := sqlite3 jansson libmicrohttpd libsodium
+PKGS    := sqlite3 jansson libmicrohttpd libsodium libcurl libutf8proc libxml-2.0 poppler-glib raptor2
 # CFLAGS is the caller's (optimisation, sanitizers); the rest is not optional.
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc \
              $(shell pkg-config --cflags $(PKGS))
-LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lstemmer -lpthread -lm
 BUILD   := build
 
 SRCS     := $(shell find src -name '*.c' | sort)

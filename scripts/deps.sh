@@ -11,6 +11,8 @@ packages=(
   libmicrohttpd-dev
   libsodium-dev
   libcurl4-openssl-dev
+  libutf8proc-dev libstemmer-dev libxml2-dev libpoppler-glib-dev libraptor2-dev
+  mythes-de mythes-en-us
   libcmocka-dev
   valgrind curl ca-certificates
 )

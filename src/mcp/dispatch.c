@@ -244,7 +244,20 @@ static int run_handler(dispatch_state *d, tool_env *env, tool_handler_fn fn, jso
         env->query_db = qdb;
         store_set_cancel_flag(qdb, env->cancelled);
     }
+    store *idb = NULL;
+    if (strcmp(env->tool->handler_kind, "builtin") == 0 &&
+        tools_builtin_needs_internal(env->tool->handler)) {
+        idb = store_pool_acquire(d->srv->catalog, err);
+        if (!idb) {
+            if (qdb)
+                store_pool_release(d->srv->query, qdb);
+            return err->code;
+        }
+        env->internal_db = idb;
+    }
     int rc = fn(env, args, out, err);
+    if (idb)
+        store_pool_release(d->srv->catalog, idb);
     if (qdb) {
         store_set_cancel_flag(qdb, NULL);
         store_set_time_limit(qdb, 0);

@@ -50,54 +50,55 @@ static int builtin_server_info(tool_env *env, const json_t *args, tool_output *o
     return 0;
 }
 
-typedef struct builtin_entry {
-    const char *name;
-    tool_handler_fn fn;
-} builtin_entry;
-
 static const builtin_entry general_builtins[] = {
-    {"echo", builtin_echo},
-    {"server_info", builtin_server_info},
-    {"list_tables", tools_schema_list_tables},
-    {"describe_table", tools_schema_describe_table},
-    {"search_objects", tools_schema_search_objects},
-    {"execute_query", tools_execute_query},
-    {NULL, NULL},
+    {"echo", builtin_echo, BUILTIN_QUICK},
+    {"server_info", builtin_server_info, BUILTIN_QUICK},
+    {"list_tables", tools_schema_list_tables, BUILTIN_QUERY},
+    {"describe_table", tools_schema_describe_table, BUILTIN_QUERY},
+    {"search_objects", tools_schema_search_objects, BUILTIN_QUERY},
+    {"execute_query", tools_execute_query, BUILTIN_QUERY},
+    {NULL, NULL, 0},
 };
 
-/* Builtins that read user data: the dispatcher checks out a read-only
- * query connection (tool_env.query_db) for them, as for SQL handlers. */
-static const char *const query_builtins[] = {"list_tables", "describe_table", "search_objects",
-                                             "execute_query", NULL};
+/* Every group of builtins; a module adds its table here. */
+static const builtin_entry *const builtin_groups[] = {
+    general_builtins,
+    NULL,
+};
 
-int tools_builtin_needs_query(const char *name)
+static const builtin_entry *find_entry(const char *name)
 {
-    for (int i = 0; name && query_builtins[i]; i++)
-        if (strcmp(query_builtins[i], name) == 0)
-            return 1;
-    return 0;
+    for (int g = 0; name && builtin_groups[g]; g++)
+        for (const builtin_entry *e = builtin_groups[g]; e->name; e++)
+            if (strcmp(e->name, name) == 0)
+                return e;
+    return NULL;
 }
-
-/* Builtins that only compute from their arguments: bounded CPU, no I/O, no
- * waiting on the client. Transports may run them on the reading thread. */
-static const char *const quick_builtins[] = {"echo", "server_info", NULL};
 
 int tools_builtin_is_quick(const char *name)
 {
-    for (int i = 0; name && quick_builtins[i]; i++)
-        if (strcmp(quick_builtins[i], name) == 0)
-            return 1;
-    return 0;
+    const builtin_entry *e = find_entry(name);
+    return e && (e->flags & BUILTIN_QUICK);
+}
+
+int tools_builtin_needs_query(const char *name)
+{
+    const builtin_entry *e = find_entry(name);
+    return e && (e->flags & BUILTIN_QUERY);
+}
+
+int tools_builtin_needs_internal(const char *name)
+{
+    const builtin_entry *e = find_entry(name);
+    return e && (e->flags & BUILTIN_INTERNAL);
 }
 
 tool_handler_fn tools_builtin_find(const char *name)
 {
     if (!name)
         return NULL;
-    for (const builtin_entry *e = general_builtins; e->name; e++)
-        if (strcmp(e->name, name) == 0)
-            return e->fn;
-    return tools_conformance_find(name);
+    const builtin_entry *e = find_entry(name);
+    return e ? e->fn : tools_conformance_find(name);
 }
 
 int tools_builtin_exists(const char *name)

@@ -7,6 +7,19 @@
 
 #include "tools/tool.h"
 
+/* What the dispatcher must prepare for a builtin. */
+#define BUILTIN_QUICK 0x1    /* pure computation: may run on the reading thread */
+#define BUILTIN_QUERY 0x2    /* reads user data: gets tool_env.query_db */
+#define BUILTIN_INTERNAL 0x4 /* reads/writes dbmcp's own tables: gets tool_env.internal_db */
+
+/* One row of a module's table of builtins, ended by {NULL, NULL, 0}.
+ * builtin.c lists every module's table. */
+typedef struct builtin_entry {
+    const char *name;
+    tool_handler_fn fn;
+    int flags;
+} builtin_entry;
+
 /* Fixture tools of the official MCP conformance suite (conformance.c). */
 tool_handler_fn tools_conformance_find(const char *name);
 

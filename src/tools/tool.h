@@ -5,8 +5,12 @@
  * schema and policy-checked; it fills a tool_output and returns 0, or
  * returns an error code with err filled (err->public_message is what the
  * agent sees; err->message goes to the operator log and the audit row).
- * Handlers never see the catalog connection: the query connection is the
- * only database they get (tool_env.query_db), opened read-only.
+ * Agent-written and report SQL only ever runs on the query connection
+ * (tool_env.query_db), opened read-only. Builtins that keep their own
+ * state in dbmcp's tables (documents, thesaurus, memory) get a read-write
+ * handle to those tables (tool_env.internal_db) and run only their own
+ * fixed, parameterised statements on it; they scope every statement by
+ * tool_env.user_id / agent_id themselves.
  *
  * The env's callbacks let a handler report progress, send log messages and
  * (legacy clients) ask the client for sampling or elicitation without
@@ -39,6 +43,7 @@ struct tool_env {
     json_t *input_responses;     /* modern multi-round: borrowed inputResponses, or NULL */
     const char *request_state;   /* modern multi-round: verified requestState payload, or NULL */
     store *query_db;             /* read-only connection to user data (may be NULL) */
+    store *internal_db;          /* read-write dbmcp_* tables; BUILTIN_INTERNAL only (else NULL) */
     volatile int *cancelled;     /* nonzero once the client cancelled */
     const json_t *server_info;   /* {name, version, protocols} for server_info */
     int64_t rows;                /* out: rows produced, -1 when not applicable */
@@ -93,6 +98,9 @@ tool_handler_fn tools_builtin_find(const char *name);
 int tools_builtin_is_quick(const char *name);
 /* Nonzero for builtins that read user data through tool_env.query_db. */
 int tools_builtin_needs_query(const char *name);
+/* Nonzero for builtins that keep state in dbmcp's own tables
+ * (tool_env.internal_db). */
+int tools_builtin_needs_internal(const char *name);
 /* Nonzero when a builtin of that name exists (catalog validation). */
 int tools_builtin_exists(const char *name);
 /* Builtin resource-template handlers: content text for a URI the template

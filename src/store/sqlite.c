@@ -7,6 +7,7 @@
  * writes whatever SQL text arrives. Busy waits use sqlite3_busy_timeout.
  */
 #include "store/store.h"
+#include "store/sqlite_fts.h"
 #include "store/sqlite_guard.h"
 
 #include <sqlite3.h>
@@ -165,6 +166,12 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
     }
     sqlite3_extended_result_codes(db->db, 1);
     sqlite3_busy_timeout(db->db, 5000);
+    /* Every handle knows the "dbmcp" tokenizer: FTS5 tables use it. */
+    if ((rc = sqlite_fts_register(db->db)) != SQLITE_OK) {
+        rc = fail(db, rc, err, "registering the dbmcp full-text tokenizer");
+        store_close(db);
+        return rc;
+    }
     const char *setup = (flags & STORE_READONLY)
                             ? "PRAGMA query_only = ON; PRAGMA foreign_keys = ON;"
                             : "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "

@@ -124,4 +124,49 @@ static inline size_t case_files_run(const char *kind, size_t load_flags, case_fi
     return count;
 }
 
+/* Checks one case c; returns NULL when it behaves as its file says, or
+ * why not (in why, size bytes, or a static string). */
+typedef const char *(*case_check_fn)(const json_t *c, char *why, size_t size);
+
+/* The check case_files_check runs (one per test binary at a time). */
+static inline case_check_fn *case_check_slot(void)
+{
+    static case_check_fn check;
+    return &check;
+}
+
+/* Runner for case_files_run: a file holds one case object or an array of
+ * them (labelled name[i]); each goes through the current check. */
+static inline void case_file_each(const char *name, const json_t *doc, case_tally *tally)
+{
+    static char why[16384];
+    size_t count = json_is_array(doc) ? json_array_size(doc) : 1;
+    for (size_t i = 0; i < count; i++) {
+        const json_t *c = json_is_array(doc) ? json_array_get(doc, i) : doc;
+        char label[512];
+        if (json_is_array(doc))
+            snprintf(label, sizeof label, "%s[%zu]", name, i);
+        else
+            snprintf(label, sizeof label, "%s", name);
+        tally->cases++;
+        const char *failed = (*case_check_slot())(c, why, sizeof why);
+        case_tally_outcome(tally, label, c, failed != NULL, failed ? failed : "");
+    }
+}
+
+/* The whole data-driven test of one kind: check every case of every file
+ * under $DBMCP_CASES/kind, print the tally, and fail unless every case
+ * passed and there were at least min_cases. */
+static inline void case_files_check(const char *kind, size_t load_flags, case_check_fn check,
+                                    int min_cases)
+{
+    case_tally tally = {0, 0, 0};
+    *case_check_slot() = check;
+    case_files_run(kind, load_flags, case_file_each, &tally);
+    print_message("%s: %d cases, %d failed, %d pending\n", kind, tally.cases, tally.failures,
+                  tally.pending);
+    assert_int_equal(tally.failures, 0);
+    assert_true(tally.cases >= min_cases);
+}
+
 #endif

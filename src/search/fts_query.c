@@ -1,0 +1,266 @@
+/*
+ * fts_query.c — free-text query → safe FTS5 MATCH expression (contract
+ * and syntax in fts_query.h).
+ *
+ * Safety comes from one rule: every term leaves as an FTS5 string, "…"
+ * with '"' doubled, and only this file writes operators (AND, OR, NOT and
+ * parentheses) between them. A term whose text has no token for the
+ * tokenizer is dropped here, so no empty string reaches FTS5; white space
+ * includes every control character, so no NUL hides inside a term.
+ */
+#include "search/fts_query.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/textnorm.h"
+
+/* A growable output string. */
+typedef struct sbuf {
+    char *s;    /* owned, NUL-terminated */
+    size_t len; /* bytes used, without the NUL */
+    size_t cap; /* bytes allocated */
+    int oom;    /* an append failed */
+} sbuf;
+
+static void sbuf_add(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *g = realloc(b->s, cap);
+        if (!g) {
+            b->oom = 1;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sbuf_str(sbuf *b, const char *s)
+{
+    sbuf_add(b, s, strlen(s));
+}
+
+/* Length of the white space character at s[0..n), or 0 when there is none. */
+static size_t space_at(const char *s, size_t n)
+{
+    int32_t cp;
+    size_t len = text_utf8_decode(s, n, &cp);
+    return len && text_is_space(cp) ? len : 0;
+}
+
+static int count_token(void *ctx, const char *t, size_t len, size_t start, size_t end,
+                       int colocated)
+{
+    (void)t, (void)len, (void)start, (void)end, (void)colocated;
+    ++*(int *)ctx;
+    return 1; /* one is enough */
+}
+
+static int has_words(const char *s, size_t n)
+{
+    int count = 0;
+    text_tokenize(s, n, TEXT_LANG_NONE, count_token, &count);
+    return count > 0;
+}
+
+void fts_query_free(fts_query *q)
+{
+    if (!q)
+        return;
+    for (size_t i = 0; i < q->count; i++)
+        free(q->terms[i].text);
+    free(q->terms);
+    q->terms = NULL;
+    q->count = 0;
+}
+
+static int add_term(fts_query *q, size_t *cap, fts_term_kind kind, int phrase, const char *s,
+                    size_t n)
+{
+    if (q->count == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        fts_term *g = realloc(q->terms, c * sizeof *g);
+        if (!g)
+            return DBMCP_ENOMEM;
+        q->terms = g;
+        *cap = c;
+    }
+    char *text = strndup(s, n);
+    if (!text)
+        return DBMCP_ENOMEM;
+    q->terms[q->count++] = (fts_term){kind, phrase, text};
+    return 0;
+}
+
+/* The operator before a term at s[0..n): '+' or a '-' not followed by a
+ * digit, white space or the end. Returns its kind and sets *skip. */
+static fts_term_kind term_operator(const char *s, size_t n, fts_term_kind plain, size_t *skip)
+{
+    *skip = 0;
+    if (s[0] == '+') {
+        *skip = 1;
+        return FTS_TERM_REQUIRED;
+    }
+    if (s[0] == '-' && n > 1 && !(s[1] >= '0' && s[1] <= '9') && !space_at(s + 1, n - 1)) {
+        *skip = 1;
+        return FTS_TERM_EXCLUDED;
+    }
+    return plain;
+}
+
+/* Scan the terms of query[0..n) into out (n checked by the caller);
+ * *total gets the number of terms with words, kept or not. */
+static int scan_terms(const char *query, size_t n, int flags, fts_query *out, size_t *total)
+{
+    fts_term_kind plain = (flags & FTS_QUERY_ALL_TERMS) ? FTS_TERM_REQUIRED : FTS_TERM_ANY;
+    size_t cap = 0, i = 0;
+    *total = 0;
+    while (i < n) {
+        size_t sp = space_at(query + i, n - i);
+        if (sp) {
+            i += sp;
+            continue;
+        }
+        size_t skip;
+        fts_term_kind kind = term_operator(query + i, n - i, plain, &skip);
+        i += skip;
+        int phrase = i < n && query[i] == '"';
+        size_t start = i + (size_t)phrase, end = start;
+        if (phrase) {
+            while (end < n && query[end] != '"')
+                end++;
+            i = end < n ? end + 1 : end;
+        } else {
+            while (end < n && query[end] != '"' && !space_at(query + end, n - end))
+                end++;
+            i = end;
+        }
+        if (end == start || !has_words(query + start, end - start))
+            continue;
+        if (++*total > FTS_QUERY_MAX_TERMS)
+            continue;
+        if (add_term(out, &cap, kind, phrase, query + start, end - start))
+            return DBMCP_ENOMEM;
+    }
+    return 0;
+}
+
+int fts_query_parse(const char *query, size_t n, int flags, fts_query *out, dbmcp_error *err)
+{
+    out->terms = NULL;
+    out->count = 0;
+    if (!query)
+        n = 0;
+    if (n > FTS_QUERY_MAX_BYTES)
+        return dbmcp_error_set(err, DBMCP_ETOOBIG, "query is %zu bytes; the limit is %d", n,
+                               FTS_QUERY_MAX_BYTES);
+    size_t valid = n ? text_utf8_valid_prefix(query, n) : 0;
+    if (valid < n)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "query is not valid UTF-8 (byte %zu)", valid);
+    size_t total;
+    if (scan_terms(query, n, flags, out, &total)) {
+        fts_query_free(out);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    if (total > FTS_QUERY_MAX_TERMS) {
+        fts_query_free(out);
+        return dbmcp_error_set(err, DBMCP_ETOOBIG, "query has %zu terms; the limit is %d", total,
+                               FTS_QUERY_MAX_TERMS);
+    }
+    int positive = 0;
+    for (size_t i = 0; i < out->count; i++)
+        positive |= out->terms[i].kind != FTS_TERM_EXCLUDED;
+    if (!positive) {
+        int excluded = out->count > 0;
+        fts_query_free(out);
+        if (excluded)
+            return dbmcp_error_set(err, DBMCP_EINVAL,
+                                   "query has only excluded words; add a word to search for");
+        return dbmcp_error_set(err, DBMCP_EINVAL, "query has no searchable words");
+    }
+    return 0;
+}
+
+/* Append term t as an FTS5 string. */
+static void add_string(sbuf *b, const fts_term *t)
+{
+    sbuf_add(b, "\"", 1);
+    for (const char *p = t->text; *p; p++)
+        sbuf_add(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
+    sbuf_add(b, "\"", 1);
+}
+
+/* Append the terms of one kind joined by op; returns how many. */
+static size_t add_group(sbuf *b, const fts_query *q, fts_term_kind kind, const char *op)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < q->count; i++) {
+        if (q->terms[i].kind != kind)
+            continue;
+        if (k++)
+            sbuf_str(b, op);
+        add_string(b, &q->terms[i]);
+    }
+    return k;
+}
+
+static const fts_term *first_of(const fts_query *q, fts_term_kind kind)
+{
+    for (size_t i = 0; i < q->count; i++)
+        if (q->terms[i].kind == kind)
+            return &q->terms[i];
+    return NULL;
+}
+
+static void build_expression(sbuf *b, const fts_query *q)
+{
+    const fts_term *required = first_of(q, FTS_TERM_REQUIRED);
+    int excluded = first_of(q, FTS_TERM_EXCLUDED) != NULL;
+    if (excluded)
+        sbuf_str(b, "(");
+    if (!required) {
+        add_group(b, q, FTS_TERM_ANY, " OR ");
+    } else {
+        add_group(b, q, FTS_TERM_REQUIRED, " AND ");
+        if (first_of(q, FTS_TERM_ANY)) {
+            sbuf_str(b, " AND (");
+            add_group(b, q, FTS_TERM_ANY, " OR ");
+            sbuf_str(b, " OR ");
+            add_string(b, required);
+            sbuf_str(b, ")");
+        }
+    }
+    if (excluded) {
+        sbuf_str(b, ") NOT (");
+        add_group(b, q, FTS_TERM_EXCLUDED, " OR ");
+        sbuf_str(b, ")");
+    }
+}
+
+int fts_query_build(const char *query, size_t n, int flags, char **match, dbmcp_error *err)
+{
+    *match = NULL;
+    fts_query q;
+    int rc = fts_query_parse(query, n, flags, &q, err);
+    if (rc)
+        return rc;
+    sbuf b = {0};
+    build_expression(&b, &q);
+    fts_query_free(&q);
+    if (b.oom) {
+        free(b.s);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    *match = b.s;
+    return 0;
+}

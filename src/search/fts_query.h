@@ -1,0 +1,89 @@
+/*
+ * fts_query.h — turning a person's or a model's free-text query into a
+ * SQLite FTS5 MATCH expression that cannot inject FTS5 syntax.
+ *
+ * The query syntax (docs/text.md):
+ *
+ *   word                 a term; by default a row matches when ANY term
+ *                        matches (OR), and bm25 ranks rows holding more of
+ *                        them higher. Requiring every word makes recall
+ *                        collapse on real questions.
+ *   "two words"          a phrase: the words in this order, adjacent.
+ *                        An unterminated quote runs to the end of the query.
+ *   +word  +"a phrase"   required: every match must hold it (AND).
+ *   -word  -"a phrase"   excluded: no match may hold it (NOT). A '-' before
+ *                        a digit is part of the word ("-5"), and a '-'
+ *                        inside a word is not an operator ("e-mail").
+ *
+ * Everything else is text. FTS5 operators and punctuation (AND, OR, NOT,
+ * NEAR(...), '*', '^', ':', '(', ')', '{', '}') are never operators: each
+ * term is emitted as an FTS5 string ("..." with '"' doubled), and the FTS5
+ * tokenizer (the "dbmcp" tokenizer, store/sqlite_fts.h) splits, folds and
+ * stems its text the same way it did the documents. Terms are separated by
+ * white space (any Unicode space or control character) and by '"'. A term
+ * with no searchable word in it (only punctuation, say) is dropped.
+ *
+ * The generated expression, for required R, optional O and excluded E:
+ *   only optional:        O1 OR O2 ...
+ *   with required:        R1 AND R2 ... [AND (O1 OR ... OR R1)]
+ *                         (the optional group holds R1 too, so it is always
+ *                         true and only adds the optional terms to bm25)
+ *   with excluded:        (<the above>) NOT (E1 OR E2 ...)
+ * With FTS_QUERY_ALL_TERMS every plain term is required.
+ *
+ * Limits: the query is at most FTS_QUERY_MAX_BYTES bytes of valid UTF-8
+ * with at most FTS_QUERY_MAX_TERMS terms (phrases count as one). Errors
+ * (err->message == err->public_message, fit for the agent; callers may add
+ * the field name with dbmcp_error_prefix):
+ *   DBMCP_ETOOBIG  "query is N bytes; the limit is 4096"
+ *                  "query has N terms; the limit is 64"
+ *   DBMCP_EINVAL   "query is not valid UTF-8 (byte N)"
+ *                  "query has no searchable words"
+ *                  "query has only excluded words; add a word to search for"
+ *
+ * Thread-safe; no global state. Ownership: the caller frees *match with
+ * free() and a parsed fts_query with fts_query_free.
+ */
+#ifndef DBMCP_SEARCH_FTS_QUERY_H
+#define DBMCP_SEARCH_FTS_QUERY_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+#define FTS_QUERY_MAX_BYTES 4096
+#define FTS_QUERY_MAX_TERMS 64
+
+/* Flags for fts_query_build / fts_query_parse. */
+#define FTS_QUERY_ALL_TERMS 0x1 /* plain terms are required (AND), not OR */
+
+typedef enum fts_term_kind {
+    FTS_TERM_ANY = 0,  /* optional: any-term match, ranks higher when present */
+    FTS_TERM_REQUIRED, /* +term: must be present */
+    FTS_TERM_EXCLUDED  /* -term: must be absent */
+} fts_term_kind;
+
+typedef struct fts_term {
+    fts_term_kind kind;
+    int phrase; /* 1 when the user wrote it in double quotes */
+    char *text; /* owned; the term's text as written, without quotes/operator */
+} fts_term;
+
+typedef struct fts_query {
+    fts_term *terms; /* owned; in query order, empty terms dropped */
+    size_t count;
+} fts_query;
+
+/* Parse query[0..n) into terms (no SQL). Returns 0, DBMCP_ETOOBIG,
+ * DBMCP_EINVAL (not UTF-8, no searchable words, only excluded words) or
+ * DBMCP_ENOMEM; on failure *out is empty. */
+int fts_query_parse(const char *query, size_t n, int flags, fts_query *out, dbmcp_error *err);
+void fts_query_free(fts_query *q);
+
+/* Build the FTS5 MATCH expression for query[0..n): a new NUL-terminated
+ * string in *match, to be bound as a parameter of `tbl MATCH :q` (never
+ * pasted into SQL). Returns 0 or the errors of fts_query_parse; *match is
+ * NULL on failure. */
+int fts_query_build(const char *query, size_t n, int flags, char **match, dbmcp_error *err);
+
+#endif

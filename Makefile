@@ -23,7 +23,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query clean
+.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair clean
 
 all: $(BUILD)/dbmcp
 
@@ -76,6 +76,14 @@ bench: all
 # execute_query against Bytebase DBHub on a 1,000,000-row table.
 bench-query: all
 	@bench/query.sh
+
+# The repair engine against npm jsonrepair on tests/cases/repair, in-process loops.
+bench-repair: $(BUILD)/bench/repair_bench
+	@BENCH_REPAIR=$(BUILD)/bench/repair_bench bench/repair.sh
+
+$(BUILD)/bench/repair_bench: bench/repair_bench.c $(BUILD)/obj/agent/repair.o $(BUILD)/obj/core/error.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 format:
 	clang-format -i $(SRCS) $(shell find src tests/unit fuzz -name '*.h' -o -name '*.c' 2>/dev/null | sort -u)

@@ -6,11 +6,18 @@
  * re-escaped, numbers re-spelled, and a member cut off by the end of the
  * input is rolled back by truncating the buffer to where it began. Every
  * repair bumps a counter of its kind; the log is built from the counters at
- * the end, so it stays short however often a repair was needed. jansson is
- * used only for the strict first pass, the final validation and the
- * post-passes that work on values (doubly-encoded strings, arguments).
+ * the end, so it stays short however often a repair was needed.
+ *
+ * The strict first pass and the validation of every output are one
+ * allocation-free checker (json_check) with jansson's rules; the value
+ * post-passes (doubly-encoded strings, escaped JSON, string arguments) work
+ * on the text too, decoding only the one string they repair. No JSON tree
+ * is built: the engine runs on every model answer, and the benchmark
+ * (bench/README.md, "Repair benchmark") holds it to ten times jsonrepair.
  */
-#include <jansson.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +27,9 @@
 
 #define MAX_CANDIDATES 64   /* '{' / '[' positions tried inside prose */
 #define MAX_NESTED_REPAIR 4 /* repair_json inside a string inside … */
-#define LOAD_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
+#define LOG_LINE_MAX 96     /* bytes of the longest log line, count included */
 
-/* Kinds of repair; the log has one line per kind that happened. A "%d" in
- * the text is replaced by the count. */
+/* Kinds of repair; the log has one line per kind that happened. */
 enum repair_kind {
     R_BOM,
     R_TOOL_CALLS_PREFIX,
@@ -50,6 +56,9 @@ enum repair_kind {
     R_MISSING_COMMA,
     R_MISSING_COLON,
     R_PYTHON,
+    R_NOT_A_NUMBER,
+    R_THINK,
+    R_ESCAPED_JSON,
     R_UNQUOTED_KEY,
     R_PLACEHOLDER,
     R_NUMBER,
@@ -61,40 +70,47 @@ enum repair_kind {
     R_KIND_COUNT
 };
 
-static const char *const repair_text[R_KIND_COUNT] = {
-    [R_BOM] = "removed byte-order mark",
-    [R_TOOL_CALLS_PREFIX] = "removed [TOOL_CALLS] prefix",
-    [R_TOOL_CALL_TAG] = "extracted <tool_call> block",
-    [R_TOOL_CALL_ARRAY] = "combined %d <tool_call> blocks into an array",
-    [R_FENCE] = "removed markdown fence",
-    [R_FENCE_UNTERMINATED] = "removed unterminated markdown fence",
-    [R_PROSE_BEFORE] = "dropped text before the JSON",
-    [R_PROSE_AFTER] = "dropped text after the JSON",
-    [R_SEVERAL] = "took the first of several JSON values",
-    [R_CLOSED_BRACKETS] = "closed %d brackets at end",
-    [R_CLOSED_STRING] = "closed a cut-off string",
-    [R_DROPPED_MEMBER] = "dropped %d cut-off members",
-    [R_DANGLING_COMMA] = "dropped a dangling comma",
-    [R_LITERAL] = "completed a cut-off literal",
-    [R_QUOTES_IN_STRING] = "escaped %d quotes inside strings",
-    [R_CONTROL] = "escaped %d control characters in strings",
-    [R_SINGLE_QUOTES] = "replaced single quotes",
-    [R_TYPOGRAPHIC_QUOTES] = "replaced typographic quotes",
-    [R_CONCAT] = "joined %d concatenated strings",
-    [R_COMMENTS] = "removed %d comments",
-    [R_TRAILING_COMMA] = "removed %d trailing commas",
-    [R_EXTRA_COMMA] = "removed %d extra commas",
-    [R_MISSING_COMMA] = "inserted %d missing commas",
-    [R_MISSING_COLON] = "inserted %d missing colons",
-    [R_PYTHON] = "replaced Python literals",
-    [R_UNQUOTED_KEY] = "quoted %d unquoted keys",
-    [R_PLACEHOLDER] = "dropped %d placeholders",
-    [R_NUMBER] = "fixed %d numbers",
-    [R_ESCAPE] = "fixed %d invalid escapes",
-    [R_UTF8] = "replaced invalid UTF-8",
-    [R_BRACKET] = "fixed %d mismatched brackets",
-    [R_DOUBLE_ENCODED] = "decoded a doubly-encoded JSON string",
-    [R_ARGUMENTS] = "parsed %d string arguments",
+/* The log line of each kind: before, then the count and after when after
+ * is not NULL ("closed " 2 " brackets at end"). */
+static const struct {
+    const char *before, *after;
+} repair_text[R_KIND_COUNT] = {
+    [R_BOM] = {"removed byte-order mark", NULL},
+    [R_TOOL_CALLS_PREFIX] = {"removed [TOOL_CALLS] prefix", NULL},
+    [R_TOOL_CALL_TAG] = {"extracted <tool_call> block", NULL},
+    [R_TOOL_CALL_ARRAY] = {"combined ", " <tool_call> blocks into an array"},
+    [R_FENCE] = {"removed markdown fence", NULL},
+    [R_FENCE_UNTERMINATED] = {"removed unterminated markdown fence", NULL},
+    [R_PROSE_BEFORE] = {"dropped text before the JSON", NULL},
+    [R_PROSE_AFTER] = {"dropped text after the JSON", NULL},
+    [R_SEVERAL] = {"took the first of several JSON values", NULL},
+    [R_CLOSED_BRACKETS] = {"closed ", " brackets at end"},
+    [R_CLOSED_STRING] = {"closed a cut-off string", NULL},
+    [R_DROPPED_MEMBER] = {"dropped ", " cut-off members"},
+    [R_DANGLING_COMMA] = {"dropped a dangling comma", NULL},
+    [R_LITERAL] = {"completed a cut-off literal", NULL},
+    [R_QUOTES_IN_STRING] = {"escaped ", " quotes inside strings"},
+    [R_CONTROL] = {"escaped ", " control characters in strings"},
+    [R_SINGLE_QUOTES] = {"replaced single quotes", NULL},
+    [R_TYPOGRAPHIC_QUOTES] = {"replaced typographic quotes", NULL},
+    [R_CONCAT] = {"joined ", " concatenated strings"},
+    [R_COMMENTS] = {"removed ", " comments"},
+    [R_TRAILING_COMMA] = {"removed ", " trailing commas"},
+    [R_EXTRA_COMMA] = {"removed ", " extra commas"},
+    [R_MISSING_COMMA] = {"inserted ", " missing commas"},
+    [R_MISSING_COLON] = {"inserted ", " missing colons"},
+    [R_PYTHON] = {"replaced Python literals", NULL},
+    [R_NOT_A_NUMBER] = {"replaced NaN, Infinity or undefined with null", NULL},
+    [R_THINK] = {"dropped a <think> block", NULL},
+    [R_ESCAPED_JSON] = {"unescaped JSON written with \\\" quotes", NULL},
+    [R_UNQUOTED_KEY] = {"quoted ", " unquoted keys"},
+    [R_PLACEHOLDER] = {"dropped ", " placeholders"},
+    [R_NUMBER] = {"fixed ", " numbers"},
+    [R_ESCAPE] = {"fixed ", " invalid escapes"},
+    [R_UTF8] = {"replaced invalid UTF-8", NULL},
+    [R_BRACKET] = {"fixed ", " mismatched brackets"},
+    [R_DOUBLE_ENCODED] = {"decoded a doubly-encoded JSON string", NULL},
+    [R_ARGUMENTS] = {"parsed ", " string arguments"},
 };
 
 /* A growing output buffer; oom is sticky and checked once at the end. */
@@ -109,6 +125,8 @@ typedef struct text_buf {
 typedef struct parser {
     const char *p, *end;      /* the unread input */
     int depth, max_depth;     /* current and allowed nesting */
+    char container;           /* '{' or '[' being parsed, 0 at top level */
+    int in_key;               /* the string being parsed is a key */
     text_buf out;             /* normalised JSON written so far */
     int counts[R_KIND_COUNT]; /* repairs done, by kind */
     int lossy;                /* a truncation repair happened */
@@ -120,30 +138,39 @@ enum { ST_ERROR = -1, ST_VALUE = 0, ST_EOF = 1, ST_SKIP = 2 };
 
 /* ---- buffer ------------------------------------------------------------- */
 
-static void buf_put(text_buf *b, const char *s, size_t n)
+/* Make room for n more bytes and the NUL; 0 when out of memory. */
+static int buf_grow(text_buf *b, size_t n)
 {
     if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->oom = 1;
-            return;
-        }
-        b->data = grown;
-        b->cap = cap;
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1)
+        cap *= 2;
+    char *grown = realloc(b->data, cap);
+    if (!grown) {
+        b->oom = 1;
+        return 0;
     }
+    b->data = grown;
+    b->cap = cap;
+    return 1;
+}
+
+static inline void buf_put(text_buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap && !buf_grow(b, n))
+        return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';
 }
 
-static void buf_putc(text_buf *b, char c)
+static inline void buf_putc(text_buf *b, char c)
 {
-    buf_put(b, &c, 1);
+    if (b->len + 2 > b->cap && !buf_grow(b, 1))
+        return;
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
 }
 
 static void buf_truncate(text_buf *b, size_t len)
@@ -156,9 +183,14 @@ static void buf_truncate(text_buf *b, size_t len)
 /* ---- character classes -------------------------------------------------- */
 
 /* Is c one of set (never true for the NUL byte)? */
-static int in_set(char c, const char *set)
+static inline int in_set(char c, const char *set)
 {
-    return c != '\0' && strchr(set, c) != NULL;
+    if (c == '\0')
+        return 0;
+    for (; *set; set++)
+        if (*set == c)
+            return 1;
+    return 0;
 }
 
 static int is_ws(unsigned char c)
@@ -199,6 +231,20 @@ static size_t utf8_length(const unsigned char *p, const unsigned char *end)
     if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         return 0;
     return n;
+}
+
+/* Are the 8 bytes at q all printable ASCII other than '"', '\\' and (with
+ * apostrophe set) '\''? Word-at-a-time: the common run of plain text. */
+static inline int plain8(const unsigned char *q, int apostrophe)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t w;
+    memcpy(&w, q, 8);
+#define HAS_ZERO(v) (((v)-ones) & ~(v)&highs)
+    uint64_t bad = (w & highs) | ((w - 0x20 * ones) & ~w & highs) | HAS_ZERO(w ^ ('"' * ones)) |
+                   HAS_ZERO(w ^ ('\\' * ones)) | (apostrophe ? HAS_ZERO(w ^ ('\'' * ones)) : 0);
+#undef HAS_ZERO
+    return bad == 0;
 }
 
 enum quote_kind { Q_NONE, Q_DOUBLE, Q_SINGLE, Q_LEFT_DOUBLE, Q_LEFT_SINGLE };
@@ -247,28 +293,35 @@ static size_t closing_quote_at(enum quote_kind kind, const char *p, const char *
 
 /* Skip whitespace and comments from p; *newline is set when a line break
  * was skipped, *comments counts the comments. */
-static const char *skip_space_at(const char *p, const char *end, int *newline, int *comments)
+static const char *skip_space_slow(const char *p, const char *end, int *newline, int *comments)
 {
     while (p < end) {
         if (is_ws((unsigned char)*p)) {
             if (*p == '\n' && newline)
                 *newline = 1;
             p++;
-        } else if (starts_with(p, end, "//")) {
-            while (p < end && *p != '\n')
-                p++;
-            if (comments)
-                (*comments)++;
-        } else if (starts_with(p, end, "/*")) {
+            continue;
+        }
+        if (*p != '/' || p + 1 >= end || (p[1] != '/' && p[1] != '*'))
+            break;
+        if (p[1] == '/') {
+            const char *eol = memchr(p, '\n', (size_t)(end - p));
+            p = eol ? eol : end;
+        } else {
             const char *close = memmem(p + 2, (size_t)(end - p - 2), "*/", 2);
             p = close ? close + 2 : end;
-            if (comments)
-                (*comments)++;
-        } else {
-            break;
         }
+        if (comments)
+            (*comments)++;
     }
     return p;
+}
+
+static inline const char *skip_space_at(const char *p, const char *end, int *newline, int *comments)
+{
+    if (p < end && !is_ws((unsigned char)*p) && *p != '/')
+        return p; /* the common case: nothing to skip */
+    return skip_space_slow(p, end, newline, comments);
 }
 
 static void skip_space(parser *ps)
@@ -278,7 +331,8 @@ static void skip_space(parser *ps)
 
 static int is_placeholder(const char *p, const char *end)
 {
-    return starts_with(p, end, "...") || starts_with(p, end, ELLIPSIS);
+    return p < end && ((*p == '.' && starts_with(p, end, "...")) ||
+                       ((unsigned char)*p == 0xE2 && starts_with(p, end, ELLIPSIS)));
 }
 
 static void skip_placeholder(parser *ps)
@@ -320,10 +374,120 @@ static int fail(parser *ps, const char *fmt, const char *at)
 
 /* ---- strings ------------------------------------------------------------ */
 
+#define LOOKAHEAD_MAX 4096 /* bytes a quoted key is scanned for its end */
+
+/* Is a literal parse_word knows (true, None, NaN, …) at p, as a whole
+ * word or cut off by the end of the input? */
+static int literal_at(const char *p, const char *end)
+{
+    static const char *const words[] = {"true", "false", "null",     "True",     "False",
+                                        "None", "NaN",   "Infinity", "undefined"};
+    const char *q = p;
+    while (q < end && is_ident_byte((unsigned char)*q))
+        q++;
+    size_t n = (size_t)(q - p);
+    for (size_t i = 0; n && i < sizeof words / sizeof words[0]; i++) {
+        size_t wn = strlen(words[i]);
+        if ((n == wn || (q >= end && n < wn)) && memcmp(p, words[i], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The end of a bare number at p (p itself when there is none). */
+static const char *number_end(const char *p, const char *end)
+{
+    const char *q = p;
+    if (q < end && (*q == '-' || *q == '+'))
+        q++;
+    if (q >= end || !((*q >= '0' && *q <= '9') || *q == '.'))
+        return p;
+    while (q < end && ((*q >= '0' && *q <= '9') || in_set(*q, ".eE+-")))
+        q++;
+    return q;
+}
+
+/* Is p, after spaces, the end of an item: end of input, a line break or
+ * one of , } ] ? */
+static int item_ends(const char *p, const char *end)
+{
+    int newline = 0;
+    p = skip_space_at(p, end, &newline, NULL);
+    return p >= end || newline || in_set(*p, ",}]");
+}
+
+/* Past the quoted text at p (opening quote of kind, n bytes) or past the
+ * end of the look-ahead window when it does not close there. */
+static const char *skip_quoted(const char *p, size_t n, enum quote_kind kind, const char *end)
+{
+    const char *limit = end - p > LOOKAHEAD_MAX ? p + LOOKAHEAD_MAX : end;
+    for (p += n; p < limit; p++) {
+        size_t m = closing_quote_at(kind, p, limit);
+        if (m)
+            return p + m;
+        if (*p == '\\')
+            p++;
+    }
+    return limit;
+}
+
+/* After a quote and a comma inside a string: does a plausible next item
+ * start at p? In an object that is a key followed by ':' (or by a value,
+ * the colon missing); in an array, a value. "a "b", c" has none, so its
+ * middle quote is content. */
+static int next_item_follows(const char *p, const char *end, char container)
+{
+    p = skip_space_at(p, end, NULL, NULL);
+    if (p >= end || *p == '}' || *p == ']' || *p == ',' || is_placeholder(p, end))
+        return 1;
+    size_t n;
+    enum quote_kind kind = quote_at(p, end, &n);
+    if (container != '{')
+        return kind != Q_NONE || *p == '{' || *p == '[' || number_end(p, end) > p ||
+               literal_at(p, end);
+    const char *after = p;
+    if (kind != Q_NONE)
+        after = skip_quoted(p, n, kind, end);
+    else
+        while (after < end && is_ident_byte((unsigned char)*after))
+            after++;
+    if (after == p)
+        return 0;
+    after = skip_space_at(after, end, NULL, NULL);
+    if (after >= end || *after == ':' || *after == '=')
+        return 1;
+    return kind != Q_NONE &&
+           (quote_at(after, end, &n) != Q_NONE || *after == '{' || *after == '[' ||
+            number_end(after, end) > after || literal_at(after, end));
+}
+
+/* After a quote and spaces on the same line: does a bare item follow with
+ * its separator missing ("Bernd"  7], 'bar'  x: 1)? A number or literal
+ * that ends the item, or in an object an unquoted key and its colon. */
+static int bare_item_follows(const char *p, const char *end, char container)
+{
+    const char *q = number_end(p, end);
+    if (q > p)
+        return item_ends(q, end);
+    if (literal_at(p, end)) {
+        while (q < end && is_ident_byte((unsigned char)*q))
+            q++;
+        return item_ends(q, end);
+    }
+    if (container != '{')
+        return 0;
+    while (q < end && is_ident_byte((unsigned char)*q))
+        q++;
+    q = skip_space_at(q, end, NULL, NULL);
+    return q > p && q < end && *q == ':';
+}
+
 /* Is the quote of length n at q the end of the string? A quote followed
- * (after spaces and comments) by , } ] : another quote, a bracket, a line
- * break, '+' or the end closes it; any other is content. */
-static int quote_closes(const char *q, size_t n, const char *end, int is_key)
+ * (after spaces and comments) by } ] : another quote, a bracket, a line
+ * break, '+' or the end closes it; so does one followed by a comma and a
+ * plausible next item, or by a bare item with its comma missing; any other
+ * is content. container is the enclosing '{' or '['. */
+static int quote_closes(const char *q, size_t n, const char *end, int is_key, char container)
 {
     int newline = 0;
     const char *look = skip_space_at(q + n, end, &newline, NULL);
@@ -332,7 +496,14 @@ static int quote_closes(const char *q, size_t n, const char *end, int is_key)
         return 1;
     if (is_key && (*look == '=' || (look > q + n && value_starts(look, end))))
         return 1; /* "key" = value, "key" value: the colon is missing */
-    return in_set(*look, ",}]:{[+") || quote_at(look, end, &m) != Q_NONE;
+    if (*look == ',')
+        return is_key || next_item_follows(look + 1, end, container);
+    if (!is_key && look == q + n && (size_t)(end - look) >= n && memcmp(look, q, n) == 0 &&
+        item_ends(look + n, end))
+        return 0; /* "say "hi"": the first of two quotes that end the item is content */
+    if (in_set(*look, "}]:{[+") || quote_at(look, end, &m) != Q_NONE)
+        return 1;
+    return !is_key && look > q + n && bare_item_follows(look, end, container);
 }
 
 static void put_hex_escape(text_buf *b, unsigned cp)
@@ -363,6 +534,20 @@ static int hex4(const char *p, const char *end, unsigned *cp)
     return 1;
 }
 
+/* Is p..end the start of a \\uXXXX escape cut off by the end of the input
+ * (or nothing at all)? */
+static int escape_cut_at(const char *p, const char *end)
+{
+    if (p >= end)
+        return 1;
+    if (end - p >= 6 || *p != '\\' || (end - p >= 2 && p[1] != 'u'))
+        return 0;
+    for (const char *h = p + 2; h < end; h++)
+        if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f') || (*h >= 'A' && *h <= 'F')))
+            return 0;
+    return 1;
+}
+
 /* A backslash escape at ps->p inside a string. */
 static void string_escape(parser *ps)
 {
@@ -386,8 +571,10 @@ static void string_escape(parser *ps)
             put_hex_escape(&ps->out, cp);
             put_hex_escape(&ps->out, low);
             ps->p += 6;
-        } else if (cp >= 0xD800 && cp <= 0xDFFF) {
-            put_hex_escape(&ps->out, 0xFFFD);
+        } else if (cp >= 0xD800 && cp <= 0xDBFF && escape_cut_at(ps->p, ps->end)) {
+            ps->p = ps->end; /* a surrogate pair cut off in its middle: dropped */
+        } else if ((cp >= 0xD800 && cp <= 0xDFFF) || (cp == 0 && ps->in_key)) {
+            put_hex_escape(&ps->out, 0xFFFD); /* jansson holds no NUL in a key */
             ps->counts[R_ESCAPE]++;
         } else {
             put_hex_escape(&ps->out, cp);
@@ -416,7 +603,7 @@ static void string_char(parser *ps, enum quote_kind kind)
         if (short_escape[c])
             buf_put(&ps->out, short_escape[c], 2);
         else
-            put_hex_escape(&ps->out, c);
+            put_hex_escape(&ps->out, c == 0 && ps->in_key ? 0xFFFD : c);
         ps->counts[R_CONTROL]++;
         ps->p++;
     } else if (c >= 0x80) {
@@ -435,13 +622,47 @@ static void string_char(parser *ps, enum quote_kind kind)
     }
 }
 
+/* The length of the run at p of bytes that are string content as they
+ * stand: printable ASCII other than backslash and the quotes that may
+ * close a string of kind, and valid UTF-8 (up to the lead byte of a
+ * typographic quote when kind is one). The common case, copied in one go. */
+static size_t plain_run(const char *p, const char *end, enum quote_kind kind)
+{
+    const unsigned char *q = (const unsigned char *)p, *e = (const unsigned char *)end;
+    while (e - q >= 8 && plain8(q, kind != Q_DOUBLE))
+        q += 8;
+    while (q < e) {
+        unsigned char c = *q;
+        if (c >= 0x20 && c < 0x80) {
+            if (c == '"' || c == '\\' || (c == '\'' && kind != Q_DOUBLE))
+                break;
+            q++;
+        } else if (c >= 0x80 && !(c == 0xE2 && kind >= Q_LEFT_DOUBLE)) {
+            size_t n = utf8_length(q, e);
+            if (n == 0)
+                break;
+            q += n;
+        } else {
+            break;
+        }
+    }
+    return (size_t)(q - (const unsigned char *)p);
+}
+
 /* The content of one string literal after its opening quote, up to and
  * including its closing quote. Returns ST_EOF when the input ended first. */
 static int string_body(parser *ps, enum quote_kind kind, int is_key)
 {
+    ps->in_key = is_key;
     while (ps->p < ps->end) {
-        size_t n = closing_quote_at(kind, ps->p, ps->end);
-        if (n && quote_closes(ps->p, n, ps->end, is_key)) {
+        size_t n = plain_run(ps->p, ps->end, kind);
+        if (n) {
+            buf_put(&ps->out, ps->p, n);
+            ps->p += n;
+            continue;
+        }
+        n = closing_quote_at(kind, ps->p, ps->end);
+        if (n && quote_closes(ps->p, n, ps->end, is_key, ps->container)) {
             ps->p += n;
             return ST_VALUE;
         }
@@ -505,12 +726,43 @@ static const char *digits_end(const char *p, const char *end)
     return p;
 }
 
+static int number_in_range(const unsigned char *s, size_t n, int real);
+
+/* Make the number written at b[mark..] one jansson can hold: an integer
+ * beyond json_int_t becomes a real (its digits kept, ".0" added), a real
+ * beyond double becomes null. Returns 1 when it changed the number. */
+static int fit_number(text_buf *b, size_t mark)
+{
+    if (b->oom)
+        return 0;
+    const unsigned char *s = (const unsigned char *)b->data + mark;
+    size_t n = b->len - mark;
+    int exponent = memchr(s, 'e', n) || memchr(s, 'E', n);
+    int real = exponent || memchr(s, '.', n);
+    if ((real ? !exponent && n <= 300 : n < 19) || number_in_range(s, n, real))
+        return 0; /* as check_number: only these can be out of range */
+    if (!real && number_in_range(s, n, 1)) {
+        buf_put(b, ".0", 2);
+        return 1;
+    }
+    buf_truncate(b, mark);
+    buf_put(b, "null", 4);
+    return 1;
+}
+
 /* A number at ps->p, re-spelled as JSON: a leading '+' and leading zeros
  * go, a bare '.' gets a 0, an empty fraction or exponent is dropped. */
 static int parse_number(parser *ps)
 {
     const char *p = ps->p, *end = ps->end;
     int fixed = 0;
+    size_t mark = ps->out.len;
+    if ((*p == '-' || *p == '+') && starts_with(p + 1, end, "Infinity")) {
+        buf_put(&ps->out, "null", 4); /* -Infinity: JSON has no such number */
+        ps->counts[R_NOT_A_NUMBER] = 1;
+        ps->p = p + 9;
+        return ST_VALUE;
+    }
     if (*p == '-')
         buf_putc(&ps->out, '-'), p++;
     else if (*p == '+')
@@ -555,6 +807,7 @@ static int parse_number(parser *ps)
             fixed = 1;
         }
     }
+    fixed |= fit_number(&ps->out, mark);
     ps->counts[R_NUMBER] += fixed;
     ps->p = after;
     return ST_VALUE;
@@ -566,9 +819,16 @@ static int parse_word(parser *ps)
 {
     static const struct {
         const char *word, *json;
-        int python;
-    } words[] = {{"true", "true", 0}, {"false", "false", 0}, {"null", "null", 0},
-                 {"True", "true", 1}, {"False", "false", 1}, {"None", "null", 1}};
+        int kind; /* the repair it is, 0 for JSON's own */
+    } words[] = {{"true", "true", 0},
+                 {"false", "false", 0},
+                 {"null", "null", 0},
+                 {"True", "true", R_PYTHON},
+                 {"False", "false", R_PYTHON},
+                 {"None", "null", R_PYTHON},
+                 {"NaN", "null", R_NOT_A_NUMBER},
+                 {"Infinity", "null", R_NOT_A_NUMBER},
+                 {"undefined", "null", R_NOT_A_NUMBER}};
     const char *start = ps->p, *p = start;
     while (p < ps->end && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
         p++;
@@ -580,8 +840,8 @@ static int parse_word(parser *ps)
         if (!exact && !cut)
             continue;
         buf_put(&ps->out, words[i].json, strlen(words[i].json));
-        if (words[i].python)
-            ps->counts[R_PYTHON] = 1;
+        if (words[i].kind)
+            ps->counts[words[i].kind] = 1;
         if (cut) {
             ps->counts[R_LITERAL] = 1;
             ps->lossy = 1;
@@ -788,10 +1048,13 @@ static int parse_value(parser *ps)
     size_t n;
     int cut;
     char c = *ps->p;
-    if (c == '{')
-        return parse_object(ps);
-    if (c == '[')
-        return parse_array(ps);
+    if (c == '{' || c == '[') {
+        char outer = ps->container;
+        ps->container = c;
+        int st = c == '{' ? parse_object(ps) : parse_array(ps);
+        ps->container = outer;
+        return st;
+    }
     if (quote_at(ps->p, ps->end, &n) != Q_NONE)
         return parse_string(ps, 0, &cut);
     if (c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9'))
@@ -810,12 +1073,19 @@ static const char *trim_start(const char *s, const char *e)
     return s;
 }
 
+/* The first needle in s..e, or NULL; a memchr for its first byte, which
+ * is rare in JSON, beats a general search. */
 static const char *find_text(const char *s, const char *e, const char *needle)
 {
     size_t n = strlen(needle);
-    if (s >= e)
-        return NULL;
-    return memmem(s, (size_t)(e - s), needle, n);
+    for (const char *p = s; p < e; p++) {
+        p = memchr(p, needle[0], (size_t)(e - p));
+        if (!p || (size_t)(e - p) < n)
+            return NULL;
+        if (memcmp(p, needle, n) == 0)
+            return p;
+    }
+    return NULL;
 }
 
 static int starts_with_nocase(const char *p, const char *end, const char *s)
@@ -828,11 +1098,17 @@ static int starts_with_nocase(const char *p, const char *end, const char *s)
 static const char *foreign_body(const char *s, const char *e)
 {
     s = trim_start(s, e);
-    if (starts_with_nocase(s, e, "<!doctype") || starts_with_nocase(s, e, "<html") ||
-        starts_with_nocase(s, e, "<head") || starts_with_nocase(s, e, "<body") ||
-        (s < e && *s == '<' && find_text(s, s + ((e - s) < 1024 ? (e - s) : 1024), "<html")))
+    if (s < e && *s == '<' &&
+        (starts_with_nocase(s, e, "<!doctype") || starts_with_nocase(s, e, "<html") ||
+         starts_with_nocase(s, e, "<head") || starts_with_nocase(s, e, "<body") ||
+         find_text(s, s + ((e - s) < 1024 ? (e - s) : 1024), "<html")))
         return "input is an HTML page, not JSON";
-    if (starts_with(s, e, "data:") || starts_with(s, e, "event:"))
+    while (s < e && *s == ':') { /* event-stream comment lines (": keep-alive") */
+        const char *eol = memchr(s, '\n', (size_t)(e - s));
+        s = trim_start(eol ? eol : e, e);
+    }
+    if (starts_with(s, e, "data:") || starts_with(s, e, "event:") || starts_with(s, e, "id:") ||
+        starts_with(s, e, "retry:"))
         return "input is a server-sent event stream, not JSON";
     return NULL;
 }
@@ -956,6 +1232,13 @@ static int extract_and_parse(parser *ps, const char *s, const char *e)
         s += 3;
         ps->counts[R_BOM] = 1;
     }
+    if (starts_with(trim_start(s, e), e, "<think>")) { /* a reasoning model's thoughts */
+        const char *close = find_text(s, e, "</think>");
+        if (close) {
+            s = close + strlen("</think>");
+            ps->counts[R_THINK] = 1;
+        }
+    }
     const char *prefix = find_text(s, e, "[TOOL_CALLS]");
     if (prefix) {
         s = prefix + strlen("[TOOL_CALLS]");
@@ -969,33 +1252,269 @@ static int extract_and_parse(parser *ps, const char *s, const char *e)
     return st;
 }
 
-/* ---- results ------------------------------------------------------------ */
+/* ---- strict validation ------------------------------------------------ */
 
-static int add_log(repair_result *out, const char *line)
+/* A strict RFC 8259 checker with jansson's extra rules (the ones of
+ * json_loadb with JSON_DECODE_ANY | JSON_ALLOW_NUL): no allocation, no
+ * tree. It decides the strict first pass and validates every output, so
+ * it must accept exactly what jansson accepts: integers must fit in
+ * json_int_t, reals must not overflow, "\u0000" is refused inside keys,
+ * lone surrogate escapes and invalid UTF-8 are refused. The fuzz target
+ * holds it to that (valid input comes back unchanged, every output
+ * parses with jansson). */
+enum { CHECK_OK = 0, CHECK_INVALID = 1, CHECK_TOO_DEEP = 2 };
+
+typedef struct checker {
+    const unsigned char *p, *end; /* the unread text */
+    int depth, max_depth;         /* current and allowed nesting */
+} checker;
+
+static void check_space(checker *c)
 {
-    char **grown = realloc(out->repairs, (out->repair_count + 1) * sizeof *grown);
-    if (!grown)
-        return DBMCP_ENOMEM;
-    out->repairs = grown;
-    if (!(grown[out->repair_count] = strdup(line)))
-        return DBMCP_ENOMEM;
-    out->repair_count++;
-    return 0;
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
+        c->p++;
 }
 
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int check_string(checker *c, int is_key)
+{
+    const unsigned char *p = c->p + 1, *end = c->end;
+    unsigned cp, low;
+    for (;;) {
+        while (end - p >= 8 && plain8(p, 0))
+            p += 8;
+        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+            p++;
+        if (p >= end || *p < 0x20)
+            return CHECK_INVALID;
+        if (*p == '"') {
+            c->p = p + 1;
+            return CHECK_OK;
+        }
+        if (*p >= 0x80) {
+            size_t n = utf8_length(p, end);
+            if (n == 0)
+                return CHECK_INVALID;
+            p += n;
+            continue;
+        }
+        if (p + 1 >= end)
+            return CHECK_INVALID;
+        if (p[1] != 'u') {
+            if (!in_set((char)p[1], "\"\\/bfnrt"))
+                return CHECK_INVALID;
+            p += 2;
+            continue;
+        }
+        if (!hex4((const char *)p + 2, (const char *)end, &cp))
+            return CHECK_INVALID;
+        p += 6;
+        if (cp >= 0xDC00 && cp <= 0xDFFF)
+            return CHECK_INVALID;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (end - p < 6 || p[0] != '\\' || p[1] != 'u' ||
+                !hex4((const char *)p + 2, (const char *)end, &low) || low < 0xDC00 || low > 0xDFFF)
+                return CHECK_INVALID;
+            p += 6;
+        } else if (cp == 0 && is_key) {
+            return CHECK_INVALID; /* jansson: NUL byte in object key not supported */
+        }
+    }
+}
+
+/* Does the number text s[0..n) fit jansson (json_int_t, finite double)? */
+static int number_in_range(const unsigned char *s, size_t n, int real)
+{
+    char small[64], *text = n < sizeof small ? small : malloc(n + 1);
+    if (!text)
+        return 0;
+    memcpy(text, s, n);
+    text[n] = '\0';
+    errno = 0;
+    int ok;
+    if (real) {
+        double v = strtod(text, NULL);
+        ok = !(errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL));
+    } else {
+        (void)strtoll(text, NULL, 10);
+        ok = errno != ERANGE;
+    }
+    if (text != small)
+        free(text);
+    return ok;
+}
+
+static int check_number(checker *c)
+{
+    const unsigned char *start = c->p, *p = start, *end = c->end;
+    int real = 0, exponent = 0;
+    if (p < end && *p == '-')
+        p++;
+    if (p < end && *p == '0')
+        p++;
+    else if (p < end && *p >= '1' && *p <= '9')
+        while (p < end && is_digit(*p))
+            p++;
+    else
+        return CHECK_INVALID;
+    if (p < end && *p == '.') {
+        if (++p >= end || !is_digit(*p))
+            return CHECK_INVALID;
+        while (p < end && is_digit(*p))
+            p++;
+        real = 1;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        if (++p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= end || !is_digit(*p))
+            return CHECK_INVALID;
+        while (p < end && is_digit(*p))
+            p++;
+        real = exponent = 1;
+    }
+    size_t n = (size_t)(p - start);
+    /* Only long integers and reals with an exponent or hundreds of digits
+     * can be out of range; the rest skip strtoll/strtod. */
+    if ((real ? exponent || n > 300 : n > 18) && !number_in_range(start, n, real))
+        return CHECK_INVALID;
+    c->p = p;
+    return CHECK_OK;
+}
+
+static int check_value(checker *c);
+
+static int check_container(checker *c)
+{
+    int object = *c->p == '{';
+    unsigned char close = object ? '}' : ']';
+    if (++c->depth > c->max_depth)
+        return CHECK_TOO_DEEP;
+    c->p++;
+    check_space(c);
+    if (c->p < c->end && *c->p == close) {
+        c->p++;
+        c->depth--;
+        return CHECK_OK;
+    }
+    for (;;) {
+        int rc;
+        if (object) {
+            check_space(c);
+            if (c->p >= c->end || *c->p != '"')
+                return CHECK_INVALID;
+            if ((rc = check_string(c, 1)) != CHECK_OK)
+                return rc;
+            check_space(c);
+            if (c->p >= c->end || *c->p != ':')
+                return CHECK_INVALID;
+            c->p++;
+        }
+        if ((rc = check_value(c)) != CHECK_OK)
+            return rc;
+        check_space(c);
+        if (c->p >= c->end)
+            return CHECK_INVALID;
+        if (*c->p == close) {
+            c->p++;
+            c->depth--;
+            return CHECK_OK;
+        }
+        if (*c->p != ',')
+            return CHECK_INVALID;
+        c->p++;
+    }
+}
+
+static int check_literal(checker *c, const char *word)
+{
+    if (!starts_with((const char *)c->p, (const char *)c->end, word))
+        return CHECK_INVALID;
+    c->p += strlen(word);
+    return CHECK_OK;
+}
+
+static int check_value(checker *c)
+{
+    check_space(c);
+    if (c->p >= c->end)
+        return CHECK_INVALID;
+    switch (*c->p) {
+    case '"': return check_string(c, 0);
+    case '{':
+    case '[': return check_container(c);
+    case 't': return check_literal(c, "true");
+    case 'f': return check_literal(c, "false");
+    case 'n': return check_literal(c, "null");
+    default: return check_number(c);
+    }
+}
+
+/* Is s[0..len) one valid JSON value (no deeper than max_depth)? Returns a
+ * CHECK_ code; *first gets the value's first byte ('"' for a string). */
+static int json_check(const char *s, size_t len, int max_depth, char *first)
+{
+    checker c = {(const unsigned char *)s, (const unsigned char *)s + len, 0, max_depth};
+    check_space(&c);
+    *first = c.p < c.end ? (char)*c.p : '\0';
+    int rc = check_value(&c);
+    if (rc != CHECK_OK)
+        return rc;
+    check_space(&c);
+    return c.p == c.end ? CHECK_OK : CHECK_INVALID;
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+/* Write the log line of kind k with count into line (LOG_LINE_MAX bytes
+ * hold the longest); no printf, as this runs for every repair. Returns its
+ * length. */
+static size_t format_line(char *line, int k, int count)
+{
+    size_t n = strlen(repair_text[k].before);
+    memcpy(line, repair_text[k].before, n);
+    if (repair_text[k].after) {
+        char rev[12];
+        size_t nd = 0;
+        unsigned v = count > 0 ? (unsigned)count : 0;
+        do
+            rev[nd++] = (char)('0' + v % 10);
+        while ((v /= 10) && nd < sizeof rev);
+        while (nd)
+            line[n++] = rev[--nd];
+        size_t na = strlen(repair_text[k].after);
+        memcpy(line + n, repair_text[k].after, na);
+        n += na;
+    }
+    line[n] = '\0';
+    return n;
+}
+
+/* Build out->repairs from counts: one allocation holding the pointer array
+ * and the lines (measured first, then written in place). */
 static int log_counts(repair_result *out, const int *counts)
 {
-    for (int k = 0; k < R_KIND_COUNT; k++) {
-        if (!counts[k])
-            continue;
-        char line[128];
-        if (strstr(repair_text[k], "%d"))
-            snprintf(line, sizeof line, repair_text[k], counts[k]);
-        else
-            snprintf(line, sizeof line, "%s", repair_text[k]);
-        if (add_log(out, line))
-            return DBMCP_ENOMEM;
-    }
+    char line[LOG_LINE_MAX];
+    size_t count = 0, text = 0;
+    for (int k = 0; k < R_KIND_COUNT; k++)
+        if (counts[k])
+            count++, text += format_line(line, k, counts[k]) + 1;
+    if (count == 0)
+        return 0;
+    char **log = malloc(count * sizeof *log + text);
+    if (!log)
+        return DBMCP_ENOMEM;
+    char *at = (char *)(log + count);
+    size_t i = 0;
+    for (int k = 0; k < R_KIND_COUNT; k++)
+        if (counts[k])
+            log[i++] = at, at += format_line(at, k, counts[k]) + 1;
+    out->repairs = log;
+    out->repair_count = count;
     return 0;
 }
 
@@ -1004,9 +1523,7 @@ void repair_result_free(repair_result *r)
     if (!r)
         return;
     free(r->output);
-    for (size_t i = 0; i < r->repair_count; i++)
-        free(r->repairs[i]);
-    free(r->repairs);
+    free(r->repairs); /* the lines live in the same block */
     memset(r, 0, sizeof *r);
 }
 
@@ -1021,31 +1538,8 @@ static int set_output(repair_result *out, const char *text, size_t len)
     return 0;
 }
 
-/* Nesting depth of valid JSON text (strings skipped). */
-static int text_depth(const char *s, size_t len)
-{
-    int depth = 0, deepest = 0, in_string = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (in_string) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_string = 0;
-        } else if (c == '"') {
-            in_string = 1;
-        } else if (c == '{' || c == '[') {
-            if (++depth > deepest)
-                deepest = depth;
-        } else if (c == '}' || c == ']') {
-            depth--;
-        }
-    }
-    return deepest;
-}
-
 static int repair_level(const char *in, size_t len, const repair_options *opt, int level,
-                        repair_result *out, dbmcp_error *err);
+                        int *counts, repair_result *out, dbmcp_error *err);
 
 /* Does the string s hold object or array text (after spaces)? */
 static int holds_structure(const char *s, size_t len)
@@ -1054,102 +1548,264 @@ static int holds_structure(const char *s, size_t len)
     return p < s + len && (*p == '{' || *p == '[');
 }
 
-/* Replace members "arguments" whose value is a string holding JSON text by
- * the repaired value, everywhere in v. Returns how many were replaced. */
-static int decode_arguments(json_t *v, const repair_options *opt, int level, int *lossy)
+/* Append the UTF-8 encoding of code point cp to b. */
+static void put_utf8(text_buf *b, unsigned cp)
 {
-    int done = 0;
-    if (json_is_array(v)) {
-        size_t i;
-        json_t *item;
-        json_array_foreach (v, i, item)
-            done += decode_arguments(item, opt, level, lossy);
-        return done;
-    }
-    if (!json_is_object(v))
-        return 0;
-    const char *key;
-    json_t *member;
-    json_object_foreach (v, key, member) {
-        if (strcmp(key, "arguments") != 0 || !json_is_string(member)) {
-            done += decode_arguments(member, opt, level, lossy);
-            continue;
-        }
-        const char *text = json_string_value(member);
-        size_t len = json_string_length(member);
-        if (!holds_structure(text, len))
-            continue;
-        repair_result inner;
-        dbmcp_error ignored;
-        if (repair_level(text, len, opt, level + 1, &inner, &ignored))
-            continue;
-        json_t *value = json_loadb(inner.output, inner.output_len, LOAD_FLAGS, NULL);
-        *lossy |= inner.lossy;
-        repair_result_free(&inner);
-        if (value && json_object_set_new(v, key, value) == 0)
-            done++;
-    }
-    return done;
+    char u[4];
+    size_t n;
+    if (cp < 0x80)
+        u[0] = (char)cp, n = 1;
+    else if (cp < 0x800)
+        u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    else if (cp < 0x10000)
+        u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
+        u[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    else
+        u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F)),
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    buf_put(b, u, n);
 }
 
-/* Validate out->output with jansson, then run the value post-passes. */
-static int finish(repair_result *out, const repair_options *opt, int level, int *counts,
-                  dbmcp_error *err)
+/* Decode the content of a string literal from p (after its opening
+ * quote) into b, up to its closing quote or end; an invalid escape is
+ * dropped. Returns the end of the literal. */
+static const char *string_decode(const char *p, const char *end, text_buf *b)
 {
-    json_error_t jerr;
-    json_t *value = json_loadb(out->output, out->output_len, LOAD_FLAGS, &jerr);
-    if (!value)
-        return dbmcp_error_set(err, DBMCP_EINTERNAL, "repaired JSON did not validate: %s",
-                               jerr.text);
-    if (opt->parse_string_arguments && level < MAX_NESTED_REPAIR) {
-        int done = decode_arguments(value, opt, level, &out->lossy);
-        if (done) {
-            char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-            if (!text) {
-                json_decref(value);
-                return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    static const char simple[][2] = {{'b', '\b'}, {'f', '\f'}, {'n', '\n'},  {'r', '\r'},
+                                     {'t', '\t'}, {'"', '"'},  {'\\', '\\'}, {'/', '/'}};
+    for (;;) {
+        const char *run = p;
+        while (p < end && *p != '"' && *p != '\\')
+            p++;
+        buf_put(b, run, (size_t)(p - run));
+        if (p + 1 >= end || *p == '"')
+            return p < end ? p + 1 : end;
+        unsigned cp, low;
+        if (p[1] == 'u' && hex4(p + 2, end, &cp)) {
+            p += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF && p + 6 <= end && hex4(p + 2, end, &low)) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                p += 6;
             }
-            free(out->output);
-            out->output = text;
-            out->output_len = strlen(text);
-            out->changed = 1;
-            counts[R_ARGUMENTS] += done;
+            put_utf8(b, cp);
+            continue;
         }
+        for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
+            if (simple[i][0] == p[1])
+                buf_putc(b, simple[i][1]);
+        p += 2;
     }
-    json_decref(value);
-    if (log_counts(out, counts))
+}
+
+/* Repair the decoded text of the string literal at s as a nested payload
+ * into *inner (counts and log of the inner repair go to inner_counts).
+ * Returns 0, ST_SKIP when the string holds no object or array text (or
+ * cannot be repaired), DBMCP_ENOMEM. *end_of_literal gets its end. */
+static int repair_literal(const char *s, const char *end, const repair_options *opt, int level,
+                          int *inner_counts, repair_result *inner, const char **end_of_literal)
+{
+    text_buf text = {0};
+    *end_of_literal = string_decode(s + 1, end, &text);
+    if (text.oom) {
+        free(text.data);
+        return DBMCP_ENOMEM;
+    }
+    int rc = ST_SKIP;
+    dbmcp_error ignored;
+    if (text.data && holds_structure(text.data, text.len))
+        rc = repair_level(text.data, text.len, opt, level + 1, inner_counts, inner, &ignored);
+    free(text.data);
+    return rc == DBMCP_ENOMEM ? rc : rc ? ST_SKIP : 0;
+}
+
+/* Copy valid JSON text s[0..len) into b, replacing every member
+ * "arguments" whose value is a string holding object or array text by its
+ * repaired value. Returns how many were replaced, or DBMCP_ENOMEM. */
+static int splice_arguments(const char *s, size_t len, const repair_options *opt, int level,
+                            text_buf *b, int *lossy)
+{
+    const char *p = s, *end = s + len, *copied = s;
+    char stack[REPAIR_MAX_DEPTH + 1];
+    int depth = 0, expect_key = 0, done = 0;
+    while (p < end) {
+        char c = *p;
+        if (c != '"') {
+            if (c == '{' || c == '[')
+                stack[depth++] = c, expect_key = c == '{';
+            else if (c == '}' || c == ']')
+                depth--, expect_key = 0;
+            else if (c == ':')
+                expect_key = 0;
+            else if (c == ',')
+                expect_key = depth > 0 && stack[depth - 1] == '{';
+            p++;
+            continue;
+        }
+        const char *key = p;
+        for (p++; p < end && *p != '"'; p++)
+            p += *p == '\\'; /* valid JSON: an escape is two bytes or more */
+        p += p < end;
+        if (!expect_key || p - key != 11 || memcmp(key, "\"arguments\"", 11) != 0)
+            continue;
+        const char *value = trim_start(p, end);
+        value = value < end && *value == ':' ? trim_start(value + 1, end) : end;
+        if (value >= end || *value != '"')
+            continue;
+        repair_result inner;
+        int scratch[R_KIND_COUNT] = {0}; /* the inner repairs are not logged */
+        const char *after;
+        int rc = repair_literal(value, end, opt, level, scratch, &inner, &after);
+        if (rc == DBMCP_ENOMEM)
+            return rc;
+        expect_key = 0;
+        p = after;
+        if (rc != 0)
+            continue;
+        buf_put(b, copied, (size_t)(value - copied));
+        buf_put(b, inner.output, inner.output_len);
+        copied = after;
+        *lossy |= inner.lossy;
+        repair_result_free(&inner);
+        done++;
+    }
+    buf_put(b, copied, (size_t)(end - copied));
+    return b->oom ? DBMCP_ENOMEM : done;
+}
+
+/* The string-arguments post-pass over out->output (valid JSON). */
+static int parse_arguments(repair_result *out, const repair_options *opt, int level, int *counts,
+                           dbmcp_error *err)
+{
+    if (!opt->parse_string_arguments || level >= MAX_NESTED_REPAIR ||
+        !memmem(out->output, out->output_len, "\"arguments\"", 11))
+        return 0;
+    text_buf b = {0};
+    int lossy = 0;
+    char first;
+    int done = splice_arguments(out->output, out->output_len, opt, level, &b, &lossy);
+    if (done < 0 || b.oom) {
+        free(b.data);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    /* The spliced values nest inside the document: the whole must still be
+     * within the nesting limit, or the arguments stay strings. */
+    if (done == 0 || json_check(b.data, b.len, opt->max_depth, &first) != CHECK_OK) {
+        free(b.data);
+        return 0;
+    }
+    out->lossy |= lossy;
+    free(out->output);
+    out->output = b.data;
+    out->output_len = b.len;
+    out->changed = 1;
+    counts[R_ARGUMENTS] += done;
     return 0;
 }
 
 /* Valid JSON: returned as is, unless it is a doubly-encoded string. */
-static int strict_result(const char *in, size_t len, json_t *value, const repair_options *opt,
-                         int level, repair_result *out, dbmcp_error *err)
+static int strict_result(const char *in, size_t len, char first, const repair_options *opt,
+                         int level, int *counts, repair_result *out, dbmcp_error *err)
 {
-    int counts[R_KIND_COUNT] = {0};
-    int max_depth = opt->max_depth;
-    if (text_depth(in, len) > max_depth)
-        return dbmcp_error_set(err, DBMCP_ETOOBIG, "nesting deeper than %d levels", max_depth);
-    if (json_is_string(value) && !opt->keep_encoded_strings && level < MAX_NESTED_REPAIR &&
-        holds_structure(json_string_value(value), json_string_length(value))) {
-        repair_result inner;
-        dbmcp_error ignored;
-        if (repair_level(json_string_value(value), json_string_length(value), opt, level + 1,
-                         &inner, &ignored) == 0) {
-            *out = inner;
+    if (first == '"' && !opt->keep_encoded_strings && level < MAX_NESTED_REPAIR) {
+        int inner_counts[R_KIND_COUNT] = {0};
+        const char *after;
+        int rc = repair_literal(trim_start(in, in + len), in + len, opt, level, inner_counts, out,
+                                &after);
+        if (rc == DBMCP_ENOMEM)
+            return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+        if (rc == 0) {
             out->changed = 1;
-            if (add_log(out, repair_text[R_DOUBLE_ENCODED]))
-                return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+            for (int k = 0; k < R_KIND_COUNT; k++)
+                counts[k] += inner_counts[k];
+            counts[R_DOUBLE_ENCODED] = 1;
             return 0;
         }
     }
     if (set_output(out, in, len))
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    return finish(out, opt, level, counts, err);
+    return parse_arguments(out, opt, level, counts, err);
 }
 
+/* Is the first object or array of s..e written with escaped quotes, as
+ * the content of a JSON string without its quotes ({\"a\": 1})? */
+static int escaped_json_at(const char *s, const char *e)
+{
+    const char *p = s;
+    while (p < e && *p != '{' && *p != '[')
+        p++;
+    const char *open = p;
+    while (p < e && (*p == '{' || *p == '[' || is_ws((unsigned char)*p)))
+        p++;
+    return p > open && starts_with(p, e, "\\\"");
+}
+
+/* Escaped JSON: decoded as string content, then repaired. Returns 0 or
+ * ST_SKIP (not escaped JSON, or not repairable so: go the usual way). */
+static int escaped_result(const char *in, size_t len, const repair_options *opt, int level,
+                          int *counts, repair_result *out)
+{
+    if (level >= MAX_NESTED_REPAIR || !escaped_json_at(in, in + len))
+        return ST_SKIP;
+    text_buf text = {0};
+    string_decode(in, in + len, &text);
+    int inner_counts[R_KIND_COUNT] = {0};
+    dbmcp_error ignored;
+    int rc = ST_SKIP;
+    if (!text.oom && text.data)
+        rc = repair_level(text.data, text.len, opt, level + 1, inner_counts, out, &ignored);
+    free(text.data);
+    if (rc != 0)
+        return ST_SKIP;
+    out->changed = 1;
+    for (int k = 0; k < R_KIND_COUNT; k++)
+        counts[k] += inner_counts[k];
+    counts[R_ESCAPED_JSON] = 1;
+    return 0;
+}
+
+/* The tolerant path: extraction and repair, then validation. */
+static int tolerant_result(const char *in, size_t len, const repair_options *opt, int level,
+                           int *counts, repair_result *out, dbmcp_error *err)
+{
+    const char *foreign = foreign_body(in, in + len);
+    if (foreign)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "%s", foreign);
+    if (escaped_result(in, len, opt, level, counts, out) == 0)
+        return 0;
+    parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.max_depth = opt->max_depth;
+    ps.out.cap = len + len / 8 + 64; /* repairs rarely grow the text more */
+    ps.out.data = malloc(ps.out.cap);
+    if (!ps.out.data)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    ps.out.data[0] = '\0';
+    int rc = extract_and_parse(&ps, in, in + len);
+    char first;
+    if (ps.out.oom)
+        rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    else if (rc == ST_ERROR)
+        rc = dbmcp_error_set(err, ps.too_deep ? DBMCP_ETOOBIG : DBMCP_EINVAL, "%s", ps.why);
+    else if (json_check(ps.out.data, ps.out.len, opt->max_depth, &first) != CHECK_OK)
+        rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "repaired JSON did not validate");
+    else {
+        out->output = ps.out.data;
+        out->output_len = ps.out.len;
+        ps.out.data = NULL;
+        out->changed = 1;
+        out->lossy = ps.lossy;
+        for (int k = 0; k < R_KIND_COUNT; k++)
+            counts[k] += ps.counts[k];
+        rc = parse_arguments(out, opt, level, counts, err);
+    }
+    free(ps.out.data);
+    return rc;
+}
+
+/* One repair at nesting level (doubly-encoded strings and arguments
+ * recurse); the repairs done are added to counts. */
 static int repair_level(const char *in, size_t len, const repair_options *opt, int level,
-                        repair_result *out, dbmcp_error *err)
+                        int *counts, repair_result *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!in)
@@ -1157,33 +1813,15 @@ static int repair_level(const char *in, size_t len, const repair_options *opt, i
     if (len > opt->max_bytes)
         return dbmcp_error_set(err, DBMCP_ETOOBIG, "input of %zu bytes is over the %zu-byte limit",
                                len, opt->max_bytes);
+    char first;
+    int check = json_check(in, len, opt->max_depth, &first);
     int rc;
-    json_t *strict = len ? json_loadb(in, len, LOAD_FLAGS, NULL) : NULL;
-    if (strict) {
-        rc = strict_result(in, len, strict, opt, level, out, err);
-        json_decref(strict);
-    } else {
-        const char *foreign = foreign_body(in, in + len);
-        if (foreign)
-            return dbmcp_error_set(err, DBMCP_EINVAL, "%s", foreign);
-        parser ps;
-        memset(&ps, 0, sizeof ps);
-        ps.max_depth = opt->max_depth;
-        rc = extract_and_parse(&ps, in, in + len);
-        if (ps.out.oom)
-            rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-        else if (rc == ST_ERROR)
-            rc = dbmcp_error_set(err, ps.too_deep ? DBMCP_ETOOBIG : DBMCP_EINVAL, "%s", ps.why);
-        else {
-            out->output = ps.out.data;
-            out->output_len = ps.out.len;
-            ps.out.data = NULL;
-            out->changed = 1;
-            out->lossy = ps.lossy;
-            rc = finish(out, opt, level, ps.counts, err);
-        }
-        free(ps.out.data);
-    }
+    if (check == CHECK_TOO_DEEP)
+        rc = dbmcp_error_set(err, DBMCP_ETOOBIG, "nesting deeper than %d levels", opt->max_depth);
+    else if (check == CHECK_OK)
+        rc = strict_result(in, len, first, opt, level, counts, out, err);
+    else
+        rc = tolerant_result(in, len, opt, level, counts, out, err);
     if (rc)
         repair_result_free(out);
     return rc;
@@ -1203,5 +1841,11 @@ int repair_json(const char *in, size_t len, const repair_options *opt, repair_re
     }
     if (err)
         dbmcp_error_clear(err);
-    return repair_level(in, len, &o, 0, out, err);
+    int counts[R_KIND_COUNT] = {0};
+    int rc = repair_level(in, len, &o, 0, counts, out, err);
+    if (rc == 0 && log_counts(out, counts)) {
+        repair_result_free(out);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    return rc;
 }

@@ -2,8 +2,9 @@
  * repair.h — the response repair engine: turns what a language model
  * answered when asked for JSON into valid JSON text, or says why it cannot.
  *
- * The input is first parsed strictly (jansson, any JSON value at top
- * level, "\u0000" allowed): valid JSON is returned byte for byte, with
+ * The input is first checked strictly (RFC 8259 with jansson's limits: any
+ * value at top level, "\u0000" allowed except in keys, integers within 64
+ * bits, finite reals): valid JSON is returned byte for byte, with
  * changed = 0. The one exception is a top-level JSON string whose content
  * is object or array text (a doubly-encoded payload): it is decoded (and
  * repaired) unless opt->keep_encoded_strings is set.
@@ -11,7 +12,10 @@
  * Otherwise the engine's own tolerant parser looks for the payload and
  * repairs it; the result of the tolerant path is always an object or an
  * array. Extraction, in this order:
- *   - a UTF-8 byte-order mark and a "[TOOL_CALLS]" prefix are dropped;
+ *   - a UTF-8 byte-order mark, a leading <think>…</think> block (a
+ *     reasoning model's thoughts) and a "[TOOL_CALLS]" prefix are dropped;
+ *   - JSON written with escaped quotes and no outer quotes ({\"a\": 1})
+ *     is unescaped once, then repaired;
  *   - <tool_call>…</tool_call> blocks (the last may be unterminated): one
  *     block gives its value, several give an array of their values in
  *     order (parallel tool calls);
@@ -23,17 +27,23 @@
  *     JSON. Text after the value, including further JSON values, is dropped
  *     and logged ("took the first of several JSON values").
  * Repairs: truncation (cut-off strings, arrays and objects are closed, a
- * half-written member or a dangling comma is dropped, cut-off true, false
- * and null are completed; these set lossy), unescaped quotes inside strings
- * (a quote not followed by , } ] : a quote, a bracket, a newline, '+' or
- * the end is content), raw control characters, single and typographic
+ * half-written member or a dangling comma is dropped, a half-written escape
+ * or surrogate pair is dropped, cut-off true, false and null are
+ * completed; these set lossy), unescaped quotes inside strings (a quote is
+ * content unless followed by } ] : a quote, a bracket, a line break, '+',
+ * the end, a comma and a plausible next member or element, or a bare item
+ * whose comma is missing), raw control characters, single and typographic
  * quotes, "a" + "b" concatenation, // and block comments, trailing, extra
- * and missing commas, missing colons, Python True/False/None, unquoted
- * keys, ... and … placeholders, invalid escapes and invalid UTF-8.
+ * and missing commas, missing colons, Python True/False/None, NaN,
+ * Infinity and undefined (null), unquoted keys, ... and … placeholders,
+ * invalid escapes, invalid UTF-8, integers beyond 64 bits (written as
+ * reals) and reals beyond double (null).
  * HTML pages, server-sent event streams and text without a JSON structure
  * are errors (DBMCP_EINVAL), never repaired into a string.
  *
- * The output is always validated with jansson before it is returned.
+ * The output is always validated by the same strict check before it is
+ * returned (the fuzz target holds that check to jansson's parser).
+ * docs/repair.md is the user's description.
  */
 #ifndef DBMCP_AGENT_REPAIR_H
 #define DBMCP_AGENT_REPAIR_H
@@ -58,7 +68,8 @@ typedef struct repair_result {
     size_t output_len;   /* bytes in output, without the NUL */
     int changed;         /* 0: the input was valid JSON and output is a copy of it */
     int lossy;           /* a truncation repair dropped or invented content */
-    char **repairs;      /* what was done, short sentences ("closed 2 brackets at end") */
+    char **repairs;      /* what was done, short sentences ("closed 2 brackets at end"),
+                            one per kind, in a fixed order; one allocation */
     size_t repair_count; /* entries in repairs */
 } repair_result;
 

@@ -2,7 +2,10 @@
  * test_repair.c — tests for the response repair engine (agent/repair).
  *
  * Most cases are data. Each .json file in tests/cases/repair holds one case
- * object or an array of them:
+ * object or an array of them: hand-written files, and the generated corpus
+ * gen_*.json (tests/cases/repair/generate.mjs: realistic payloads with
+ * seeded mutations; README.md there states how expected results are
+ * judged). Every case is checked:
  *
  *   "description":    what the case is about (printed on failure)
  *   "input":          the model's answer, a string
@@ -13,6 +16,7 @@
  *   "repairs_contain": when present, text one line of the repair log holds
  *   "options":        {"arguments": true, "keep_encoded": true}
  *   "pending":        a known bug, with the reason
+ *   "kind":           the corpus category (for the benchmark; ignored here)
  *
  * Every successful output is checked to parse with jansson, and an
  * unchanged one to be the input byte for byte. The C tests below cover the
@@ -33,7 +37,7 @@
 #include "agent/repair.h"
 #include "case_files.h"
 
-#define CASES_MIN 80
+#define CASES_MIN 1000 /* hand-written and generated: a lost file fails the test */
 #define LOAD_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
 
 static repair_options case_options(const json_t *c)
@@ -274,6 +278,44 @@ static void test_arguments_option(void **state)
     repair_result_free(&r);
 }
 
+/* Arguments parsed into a deep document must keep the whole within the
+ * nesting limit; past it they stay strings. */
+static void test_arguments_nesting(void **state)
+{
+    (void)state;
+    int outer = 300, inner = 300;
+    size_t cap = (size_t)(outer + inner) * 2 + 64;
+    char *doc = malloc(cap);
+    assert_non_null(doc);
+    size_t n = 0;
+    for (int i = 0; i < outer; i++)
+        doc[n++] = '[';
+    n += (size_t)snprintf(doc + n, cap - n, "{\"arguments\":\"");
+    for (int i = 0; i < inner; i++)
+        doc[n++] = '[';
+    for (int i = 0; i < inner; i++)
+        doc[n++] = ']';
+    n += (size_t)snprintf(doc + n, cap - n, "\"}");
+    for (int i = 0; i < outer; i++)
+        doc[n++] = ']';
+    repair_options opt = {0};
+    opt.parse_string_arguments = 1;
+    repair_result r;
+    dbmcp_error err;
+    assert_int_equal(repair_json(doc, n, &opt, &r, &err), 0);
+    assert_int_equal(r.changed, 0); /* 601 levels: the string stays */
+    repair_result_free(&r);
+    opt.max_depth = 0;
+    assert_int_equal(repair_json(doc + outer - 10, n - (size_t)(outer - 10) * 2, &opt, &r, &err),
+                     0);
+    assert_int_equal(r.changed, 1); /* 311 levels: parsed */
+    json_t *v = json_loadb(r.output, r.output_len, LOAD_FLAGS, NULL);
+    assert_non_null(v);
+    json_decref(v);
+    repair_result_free(&r);
+    free(doc);
+}
+
 /* Every prefix of a document repairs to valid JSON or fails cleanly. */
 static void test_every_prefix(void **state)
 {
@@ -303,7 +345,7 @@ int main(void)
         cmocka_unit_test(test_case_files),           cmocka_unit_test(test_size_limit),
         cmocka_unit_test(test_nesting_limit),        cmocka_unit_test(test_ownership),
         cmocka_unit_test(test_input_not_terminated), cmocka_unit_test(test_arguments_option),
-        cmocka_unit_test(test_every_prefix),
+        cmocka_unit_test(test_arguments_nesting),    cmocka_unit_test(test_every_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

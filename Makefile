@@ -23,7 +23,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair clean
+.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair bench-vector clean
 
 all: $(BUILD)/dbmcp
 
@@ -82,6 +82,14 @@ bench-repair: $(BUILD)/bench/repair_bench
 	@BENCH_REPAIR=$(BUILD)/bench/repair_bench bench/repair.sh
 
 $(BUILD)/bench/repair_bench: bench/repair_bench.c $(BUILD)/obj/agent/repair.o $(BUILD)/obj/core/error.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Exact top-10 over 100k and 1M vectors: vec_index (float32, int8) vs sqlite-vec and the memory bound.
+bench-vector: $(BUILD)/bench/vector_bench
+	@BENCH_VECTOR=$(BUILD)/bench/vector_bench bench/vector.sh
+
+$(BUILD)/bench/vector_bench: bench/vector/vector_bench.c $(BUILD)/obj/search/vector.o $(BUILD)/obj/core/error.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 

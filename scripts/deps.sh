@@ -10,7 +10,9 @@ packages=(
   libjansson-dev
   libmicrohttpd-dev
   libsodium-dev
-  libcurl4-openssl-dev
+  # libraptor2-dev depends on the GnuTLS flavour of libcurl's headers; the
+  # OpenSSL flavour conflicts with it, so both use libcurl4-gnutls-dev.
+  libcurl4-gnutls-dev
   libutf8proc-dev libstemmer-dev libxml2-dev libpoppler-glib-dev libraptor2-dev
   mythes-de mythes-en-us
   libcmocka-dev

@@ -243,17 +243,44 @@ static int template_match(const char *tpl, const char *uri, json_t *vars)
     return *uri == '\0';
 }
 
+/* Characters of a template outside its {var} expressions. */
+static size_t literal_length(const char *tpl)
+{
+    size_t n = 0;
+    for (int in_var = 0; *tpl; tpl++) {
+        if (*tpl == '{')
+            in_var = 1;
+        else if (*tpl == '}')
+            in_var = 0;
+        else if (!in_var)
+            n++;
+    }
+    return n;
+}
+
+/* When several templates match (doc://tarif/{slug} and
+ * doc://{collection}/{slug}/chunks/{n} both match doc://tarif/x/chunks/1,
+ * the last variable taking the rest), the most specific wins: the one with
+ * the most literal characters, then the first in URI-template order. */
 const reg_template *catalog_match_template(const catalog_snapshot *s, const char *uri,
                                            json_t **vars)
 {
     *vars = NULL;
+    const reg_template *best = NULL;
+    size_t best_literal = 0;
     for (size_t i = 0; uri && i < s->n_templates; i++) {
+        size_t literal = literal_length(s->templates[i].uri_template);
+        if (best && literal <= best_literal)
+            continue;
         json_t *v = json_object();
         if (template_match(s->templates[i].uri_template, uri, v)) {
+            json_decref(*vars);
             *vars = v;
-            return &s->templates[i];
+            best = &s->templates[i];
+            best_literal = literal;
+        } else {
+            json_decref(v);
         }
-        json_decref(v);
     }
-    return NULL;
+    return best;
 }

@@ -67,6 +67,28 @@ extern const cli_command *const cli_admin_commands[];
 extern const cli_command cli_cmd_tools_add_report, cli_cmd_tools_promote, cli_cmd_audit_top_queries;
 /* The response repair engine as a filter (cmd_repair.c). */
 extern const cli_command cli_cmd_repair;
+/* Documents into collections, collections to another embedder (cmd_ingest.c). */
+extern const cli_command cli_cmd_ingest, cli_cmd_reembed;
+/* Agent memory upkeep: compaction and embedding jobs (cmd_memory.c). */
+extern const cli_command cli_cmd_memory_compact, cli_cmd_memory_jobs;
+/* Thesaurus import and statistics (cmd_thesaurus.c). */
+extern const cli_command cli_cmd_thesaurus_import, cli_cmd_thesaurus_stats;
+/* `init --demo`: import the demo's SKOS resource thesaurus://tarif/skos. */
+int cli_thesaurus_demo_import(store *db, dbmcp_error *err);
+/* Embed texts with the configured embedder (cmd_embed.c). */
+extern const cli_command cli_cmd_embed;
+/* Make the embedder of the database's embed.* settings the process-wide
+ * default (embedder_set_default), so embed() in SQL matches the stored
+ * vectors; on failure log a warning and keep the builtin (cmd_embed.c). */
+void cli_set_default_embedder(const char *db_url);
+
+/* The server and the local identity as serve/call build them from --db,
+ * --allowed-tools, --principal, --interface (cmd_core.c); both print the
+ * error and return CLI_FAIL on failure. */
+typedef struct mcp_server mcp_server;
+typedef struct mcp_identity mcp_identity;
+int cli_make_server(cli_args *a, mcp_server **srv);
+int cli_local_identity(cli_args *a, mcp_server *srv, mcp_identity *id);
 
 /* Shared by the command files (admin.c). */
 /* Parse a file (path "-": stdin) holding one JSON object; *out is a new ref. */

@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "docs/demo.h"
+#include "core/log.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
+#include "memory/worker.h"
 #include "store/migrate.h"
 #include "transport/http.h"
 #include "transport/stdio.h"
@@ -45,6 +48,11 @@ static int run_init(cli_args *a)
             fprintf(stderr, "dbmcp: the demo data set is already loaded in %s\n", url);
         else
             rc = store_seed(db, "demo", &err);
+        if (!loaded && !rc)
+            rc = cli_thesaurus_demo_import(db, &err);
+        size_t documents = 0;
+        if (!loaded && !rc)
+            rc = docs_demo_ingest(db, &documents, &err);
     }
     store_close(db);
     if (rc)
@@ -77,7 +85,7 @@ const cli_command cli_cmd_init = {
 
 /* --- shared server setup ---------------------------------------------------------- */
 
-static int make_server(cli_args *a, mcp_server **srv)
+int cli_make_server(cli_args *a, mcp_server **srv)
 {
     mcp_server_config cfg = {0};
     cfg.db_url = cli_db_url(a);
@@ -87,10 +95,11 @@ static int make_server(cli_args *a, mcp_server **srv)
     dbmcp_error err;
     if (mcp_server_create(&cfg, srv, &err) != 0)
         return cli_fail(&err);
+    cli_set_default_embedder(cfg.db_url); /* what embed() in SQL uses */
     return CLI_OK;
 }
 
-static int local_identity(cli_args *a, mcp_server *srv, mcp_identity *id)
+int cli_local_identity(cli_args *a, mcp_server *srv, mcp_identity *id)
 {
     const char *principal = cli_flag(a, "principal");
     if (!principal)
@@ -112,15 +121,19 @@ static int run_serve(cli_args *a)
     if (cli_flag(a, "no-auth") && !bind)
         return cli_usage_error(a->cmd, "--no-auth only applies to --http");
     mcp_server *srv = NULL;
-    int rc = make_server(a, &srv);
+    int rc = cli_make_server(a, &srv);
     if (rc)
         return rc;
     mcp_identity id;
-    if ((rc = local_identity(a, srv, &id)) != CLI_OK) {
+    if ((rc = cli_local_identity(a, srv, &id)) != CLI_OK) {
         mcp_server_free(srv);
         return rc;
     }
     dbmcp_error err;
+    dbmcp_error_clear(&err);
+    mem_worker *memory_worker = NULL; /* embedding jobs + compaction schedule */
+    if (mem_worker_start(cli_db_url(a), &memory_worker, &err) != 0)
+        log_msg(LOG_WARN, "memory", "memory worker not started: %s", err.message);
     dbmcp_error_clear(&err);
     if (bind) {
         http_config hc = {0};
@@ -143,6 +156,7 @@ static int run_serve(cli_args *a)
     } else {
         rc = stdio_serve(srv, &id, stdin, stdout, &err);
     }
+    mem_worker_stop(memory_worker);
     mcp_server_free(srv);
     if (rc == DBMCP_EINVAL)
         return cli_usage_error(a->cmd, "%s", err.message);
@@ -207,13 +221,13 @@ static int run_call(cli_args *a)
                                args ? "not an object" : jerr.text);
     }
     mcp_server *srv = NULL;
-    int rc = make_server(a, &srv);
+    int rc = cli_make_server(a, &srv);
     if (rc) {
         json_decref(args);
         return rc;
     }
     mcp_identity id;
-    if ((rc = local_identity(a, srv, &id)) != CLI_OK) {
+    if ((rc = cli_local_identity(a, srv, &id)) != CLI_OK) {
         json_decref(args);
         mcp_server_free(srv);
         return rc;

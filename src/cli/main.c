@@ -26,6 +26,13 @@ static const cli_command *const core_commands[] = {
     &cli_cmd_tools_add_report,
     &cli_cmd_tools_promote,
     &cli_cmd_repair,
+    &cli_cmd_memory_compact,
+    &cli_cmd_memory_jobs,
+    &cli_cmd_thesaurus_import,
+    &cli_cmd_thesaurus_stats,
+    &cli_cmd_embed,
+    &cli_cmd_ingest,
+    &cli_cmd_reembed,
     NULL,
 };
 

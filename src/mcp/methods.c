@@ -13,6 +13,7 @@
 #include "core/ids.h"
 #include "core/jsonutil.h"
 #include "mcp/internal.h"
+#include "tools/search_tools.h"
 #include "tools/tool.h"
 
 #define DEFAULT_INSTRUCTIONS                                                                       \
@@ -303,6 +304,16 @@ static int read_resource(mcp_server *srv, const catalog_snapshot *snap, const ch
         }
         rc = reg_resource_read(db, NULL, uri, out, err);
         store_pool_release(srv->catalog, db);
+    } else if (strcmp(t->handler, TOOLS_DOCUMENT_CHUNK_HANDLER) == 0) {
+        /* Passages of ingested documents live in dbmcp_chunks (catalog side). */
+        if (!(db = store_pool_acquire(srv->catalog, err))) {
+            json_decref(vars);
+            return err->code;
+        }
+        rc = tools_document_chunk_read(db, snap->iface.name, vars, &out->text, err);
+        store_pool_release(srv->catalog, db);
+        if (!rc)
+            out->mime_type = strdup(t->mime_type);
     } else {
         rc = tools_builtin_template_read(t->handler, uri, vars, &out->text, err);
         if (!rc)

@@ -14,6 +14,9 @@
     .byte 0
 
 ASSET(asset_sqlite_0001_core, "src/store/schema/sqlite/0001_core.sql")
+ASSET(asset_sqlite_0002_search, "src/store/schema/sqlite/0002_search.sql")
+ASSET(asset_sqlite_0003_thesaurus, "src/store/schema/sqlite/0003_thesaurus.sql")
+ASSET(asset_sqlite_0004_memory, "src/store/schema/sqlite/0004_memory.sql")
 ASSET(asset_seed_base, "src/store/seed/base.sql")
 ASSET(asset_seed_demo, "src/store/seed/demo.sql")
 ASSET(asset_seed_conformance, "src/store/seed/conformance.sql")

@@ -16,6 +16,9 @@ typedef struct migration {
 
 static const migration sqlite_migrations[] = {
     {1, "0001_core", asset_sqlite_0001_core_start},
+    {2, "0002_search", asset_sqlite_0002_search_start},
+    {3, "0003_thesaurus", asset_sqlite_0003_thesaurus_start},
+    {4, "0004_memory", asset_sqlite_0004_memory_start},
 };
 
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))

@@ -255,14 +255,6 @@ int reg_prompts_for_interface(store *db, const char *iface, reg_prompt **out, si
 
 /* --- resources ---------------------------------------------------------------- */
 
-/* An interface exposes a URI when a dbmcp_interface_resources row names it
- * exactly or is a prefix pattern ending in '*'. */
-#define EXPOSED_BY_IFACE(col)                                                                      \
-    " EXISTS (SELECT 1 FROM dbmcp_interface_resources ir JOIN dbmcp_interfaces i"                  \
-    " ON i.name = ir.interface AND i.enabled = 1 WHERE ir.interface = :iface AND (ir.uri = " col   \
-    " OR (substr(ir.uri, -1) = '*' AND substr(" col ", 1, length(ir.uri) - 1) ="                   \
-    " substr(ir.uri, 1, length(ir.uri) - 1))))"
-
 void registry_fill_resource_meta(store_stmt *st, void *slot)
 {
     reg_resource *r = slot;

@@ -22,6 +22,14 @@
     "r.uri, r.name, r.title, r.description, r.mime_type, r.annotations,"                           \
     " coalesce(length(CAST(r.content_text AS BLOB)), length(r.content_blob)), r.enabled"
 
+/* An interface exposes a URI when a dbmcp_interface_resources row names it
+ * exactly or is a prefix pattern ending in '*'. */
+#define EXPOSED_BY_IFACE(col)                                                                      \
+    " EXISTS (SELECT 1 FROM dbmcp_interface_resources ir JOIN dbmcp_interfaces i"                  \
+    " ON i.name = ir.interface AND i.enabled = 1 WHERE ir.interface = :iface AND (ir.uri = " col   \
+    " OR (substr(ir.uri, -1) = '*' AND substr(" col ", 1, length(ir.uri) - 1) ="                   \
+    " substr(ir.uri, 1, length(ir.uri) - 1))))"
+
 /* A malloc'd copy of column i, or NULL for SQL NULL. */
 char *registry_col_strdup(store_stmt *st, int i);
 /* Column i parsed as JSON (new reference), or NULL for SQL NULL. */

@@ -9,6 +9,7 @@
 #include "store/store.h"
 #include "store/sqlite_fts.h"
 #include "store/sqlite_guard.h"
+#include "store/sqlite_vecfn.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -166,6 +167,12 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
     }
     sqlite3_extended_result_codes(db->db, 1);
     sqlite3_busy_timeout(db->db, 5000);
+    /* vector_distance() and embed() on every handle (sqlite_vecfn.h). */
+    if ((rc = sqlite_vecfn_register(db->db)) != SQLITE_OK) {
+        rc = fail(db, rc, err, "registering vector functions");
+        store_close(db);
+        return rc;
+    }
     /* Every handle knows the "dbmcp" tokenizer: FTS5 tables use it. */
     if ((rc = sqlite_fts_register(db->db)) != SQLITE_OK) {
         rc = fail(db, rc, err, "registering the dbmcp full-text tokenizer");

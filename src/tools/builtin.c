@@ -62,8 +62,7 @@ static const builtin_entry general_builtins[] = {
 
 /* Every group of builtins; a module adds its table here. */
 static const builtin_entry *const builtin_groups[] = {
-    general_builtins,
-    NULL,
+    general_builtins, tools_thesaurus_builtins, tools_memory_builtins, tools_search_builtins, NULL,
 };
 
 static const builtin_entry *find_entry(const char *name)

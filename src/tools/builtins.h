@@ -34,4 +34,12 @@ int tools_schema_search_objects(tool_env *env, const json_t *args, tool_output *
  * (execute_query.c). */
 int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);
 
+/* Thesaurus lookup, graph walks and shortest paths (thesaurus_tools.c). */
+extern const builtin_entry tools_thesaurus_builtins[];
+
+/* Agent memory: sessions, episodes, knowledge, recall, links (memory_tools.c). */
+extern const builtin_entry tools_memory_builtins[];
+/* Document search: search_documents (search_tools.c). */
+extern const builtin_entry tools_search_builtins[];
+
 #endif

@@ -48,7 +48,9 @@ const char sql_admission_default_functions[] =
     "json_remove,json_replace,json_set,json_type,json_valid,json_group_array,json_group_object,"
     "json_each,json_tree,->,->>,"
     /* full-text search on the user's own FTS tables */
-    "match,bm25,highlight,snippet";
+    "match,bm25,highlight,snippet,"
+    /* vectors (store/sqlite_vecfn.h) */
+    "vector_distance,embed";
 
 /* Never callable, whatever query.functions says: they reach files or
  * engine state. */

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Memory benchmark: retrieval quality of agent memory on a generated long
+# multi-session conversation (recall@5, recall@10, MRR of the message that
+# holds the answer, keyword-only against hybrid; as-of accuracy for facts
+# that changed), then write throughput, embedding backlog and search latency
+# with 100k messages in one scope. Everything goes through
+# `dbmcp serve --http` with an API key. See bench/README.md, "Memory
+# benchmark".
+#
+# Exits 0 whether or not hybrid wins (a measurement, not a test); exits
+# non-zero, loudly, when dbmcp cannot be set up, started or answers wrongly.
+#
+# Environment:
+#   DBMCP        dbmcp binary (default build/dbmcp)
+#   BENCH_ARGS   driver options, e.g. "--seeds 42,7 --scale 20000" (default:
+#                seeds 42,7,2026, 60 sessions each, --scale 100000)
+#   BENCH_OUT    JSON results (default build/bench/memory-results.json)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+fail() {
+  echo "bench-memory: FATAL: $*" >&2
+  exit 1
+}
+
+dbmcp=${DBMCP:-build/dbmcp}
+out=${BENCH_OUT:-build/bench/memory-results.json}
+[ -x "$dbmcp" ] || fail "$dbmcp not found (run \`make\` first)"
+command -v node >/dev/null 2>&1 || fail "node not found (scripts/deps.sh installs it)"
+mkdir -p "$(dirname "$out")"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# shellcheck disable=SC2086
+node bench/memory/run.mjs --dbmcp "$(realpath "$dbmcp")" --work "$work" --out "$out" ${BENCH_ARGS:---seeds 42,7,2026}
+echo "bench-memory: results in $out" >&2

@@ -1,0 +1,315 @@
+/*
+ * extract_html.c — the text of an HTML document with libxml2's HTML
+ * parser (recovering, no network): body text with headings as Markdown
+ * "#" lines and blocks separated by blank lines; script, style, noscript,
+ * template, svg and the head are skipped; the title is <title>, else the
+ * first <h1>. See extract.h.
+ *
+ * Encoding: UTF-8 input is parsed as UTF-8. Input that is not UTF-8 is
+ * accepted only when its first kilobyte declares a charset (libxml2 then
+ * converts it); otherwise it is refused with the offset of the first bad
+ * byte, like plain text.
+ */
+#include <ctype.h>
+#include <libxml/HTMLparser.h>
+#include <libxml/encoding.h>
+#include <libxml/tree.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "docs/extract.h"
+#include "search/textnorm.h"
+
+typedef struct text_buf {
+    char *s;
+    size_t len, cap;
+    int oom;
+    int pending_space; /* a space is due before the next word */
+    int pending_break; /* 0, 1 (newline) or 2 (blank line) due before the next text */
+} text_buf;
+
+static void buf_put(text_buf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void buf_break(text_buf *b, int level)
+{
+    if (b->pending_break < level)
+        b->pending_break = level;
+    b->pending_space = 0;
+}
+
+/* Flush a due break before visible text (never at the very start). */
+static void buf_flush_break(text_buf *b)
+{
+    if (b->len && b->pending_break)
+        buf_put(b, "\n\n", (size_t)b->pending_break);
+    else if (b->len && b->pending_space)
+        buf_put(b, " ", 1);
+    b->pending_break = 0;
+    b->pending_space = 0;
+}
+
+/* Append text with runs of white space collapsed (pre keeps them). */
+static void buf_text(text_buf *b, const char *s, int pre)
+{
+    if (pre) {
+        buf_flush_break(b);
+        buf_put(b, s, strlen(s));
+        return;
+    }
+    const char *p = s;
+    while (*p) {
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f') {
+            if (b->len && !b->pending_break)
+                b->pending_space = 1;
+            p++;
+            continue;
+        }
+        const char *q = p;
+        while (*q && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r' && *q != '\f')
+            q++;
+        buf_flush_break(b);
+        buf_put(b, p, (size_t)(q - p));
+        p = q;
+    }
+}
+
+static int name_is(const xmlNode *n, const char *name)
+{
+    return n->name && strcasecmp((const char *)n->name, name) == 0;
+}
+
+static int is_skipped(const xmlNode *n)
+{
+    static const char *const skip[] = {"script", "style",  "noscript", "template", "svg",
+                                       "head",   "iframe", "object",   "math",     NULL};
+    for (int i = 0; skip[i]; i++)
+        if (name_is(n, skip[i]))
+            return 1;
+    return 0;
+}
+
+static int is_block(const xmlNode *n)
+{
+    static const char *const blocks[] = {
+        "p",          "div",      "section", "article", "header",  "footer",     "aside",
+        "nav",        "ul",       "ol",      "li",      "table",   "tr",         "pre",
+        "blockquote", "dl",       "dt",      "dd",      "figure",  "figcaption", "main",
+        "form",       "fieldset", "address", "hr",      "caption", NULL};
+    for (int i = 0; blocks[i]; i++)
+        if (name_is(n, blocks[i]))
+            return 1;
+    return 0;
+}
+
+static int heading_level(const xmlNode *n)
+{
+    if (n->name && (n->name[0] == 'h' || n->name[0] == 'H') && n->name[1] >= '1' &&
+        n->name[1] <= '6' && n->name[2] == '\0')
+        return n->name[1] - '0';
+    return 0;
+}
+
+typedef struct walk {
+    text_buf out;
+    char *h1; /* first h1 text, owned */
+    int depth;
+} walk;
+
+static void walk_children(walk *w, const xmlNode *n, int pre);
+
+static void walk_node(walk *w, const xmlNode *n, int pre)
+{
+    if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
+        if (n->content)
+            buf_text(&w->out, (const char *)n->content, pre);
+        return;
+    }
+    if (n->type != XML_ELEMENT_NODE || is_skipped(n))
+        return;
+    /* Deeply nested markup is flattened beyond a bound, never recursed into. */
+    if (w->depth > 256)
+        return;
+    int level = heading_level(n);
+    if (level) {
+        buf_break(&w->out, 2);
+        buf_flush_break(&w->out);
+        buf_put(&w->out, "######", (size_t)level);
+        buf_put(&w->out, " ", 1);
+        size_t start = w->out.len;
+        w->depth++;
+        walk_children(w, n, 0);
+        w->depth--;
+        if (level == 1 && !w->h1 && w->out.len > start && !w->out.oom)
+            w->h1 = strndup(w->out.s + start, w->out.len - start);
+        buf_break(&w->out, 2);
+        return;
+    }
+    if (name_is(n, "br")) {
+        buf_break(&w->out, 1);
+        return;
+    }
+    int block = is_block(n);
+    /* List items, rows and definition parts end a line; other blocks a paragraph. */
+    int gap = name_is(n, "li") || name_is(n, "tr") || name_is(n, "dt") || name_is(n, "dd") ? 1 : 2;
+    if (block)
+        buf_break(&w->out, gap);
+    if (name_is(n, "td") || name_is(n, "th"))
+        w->out.pending_space = w->out.len > 0;
+    w->depth++;
+    walk_children(w, n, pre || name_is(n, "pre"));
+    w->depth--;
+    if (block)
+        buf_break(&w->out, gap);
+}
+
+static void walk_children(walk *w, const xmlNode *n, int pre)
+{
+    for (const xmlNode *c = n->children; c; c = c->next)
+        walk_node(w, c, pre);
+}
+
+static const xmlNode *find_element(const xmlNode *n, const char *name, int depth)
+{
+    for (; n && depth < 64; n = n->next) {
+        if (n->type == XML_ELEMENT_NODE && name_is(n, name))
+            return n;
+        const xmlNode *f = find_element(n->children, name, depth + 1);
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+/* The text content of <title>, white space collapsed. Caller frees. */
+static char *title_text(const xmlNode *title)
+{
+    xmlChar *raw = xmlNodeGetContent(title);
+    if (!raw)
+        return NULL;
+    text_buf b = {0};
+    buf_text(&b, (const char *)raw, 0);
+    xmlFree(raw);
+    if (b.oom || !b.len) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+/* Nonzero when the first kilobyte declares a charset other than UTF-8
+ * that libxml2 can convert from. */
+static int declares_other_charset(const char *data, size_t n)
+{
+    size_t lim = n < 1024 ? n : 1024;
+    for (size_t i = 0; i + 8 < lim; i++) {
+        if (strncasecmp(data + i, "charset=", 8) != 0)
+            continue;
+        const char *v = data + i + 8;
+        size_t left = lim - i - 8;
+        while (left && (*v == '"' || *v == '\'' || *v == ' ')) {
+            v++;
+            left--;
+        }
+        char name[48];
+        size_t len = 0;
+        while (len < left && len + 1 < sizeof name &&
+               (isalnum((unsigned char)v[len]) || v[len] == '-' || v[len] == '_' || v[len] == ':' ||
+                v[len] == '.'))
+            len++;
+        memcpy(name, v, len);
+        name[len] = '\0';
+        if (len == 0 || strcasecmp(name, "utf-8") == 0 || strcasecmp(name, "utf8") == 0)
+            return 0;
+        xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(name);
+        if (!h)
+            return 0;
+        xmlCharEncCloseFunc(h);
+        return 1;
+    }
+    return 0;
+}
+
+static void cut_title(char **title)
+{
+    if (*title && strlen(*title) > DOC_TITLE_MAX_BYTES)
+        (*title)[text_utf8_valid_prefix(*title, DOC_TITLE_MAX_BYTES)] = '\0';
+}
+
+int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n > (size_t)INT32_MAX)
+        return dbmcp_error_set(err, DBMCP_ETOOBIG, "the HTML is too large to parse");
+    const char *encoding = "UTF-8";
+    if (text_utf8_valid_prefix(data, n) != n || memchr(data, '\0', n)) {
+        if (!declares_other_charset(data, n))
+            return doc_check_utf8(data, n, "the HTML", err);
+        encoding = NULL; /* libxml2 follows the declared charset */
+    }
+    int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
+               HTML_PARSE_NOBLANKS | HTML_PARSE_COMPACT;
+    htmlDocPtr doc = htmlReadMemory(data, (int)n, NULL, encoding, opts);
+    if (!doc)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "the HTML could not be parsed");
+    const xmlNode *root = xmlDocGetRootElement(doc);
+    walk w = {0};
+    const xmlNode *body = root ? find_element(root, "body", 0) : NULL;
+    if (body)
+        walk_children(&w, body, 0);
+    else if (root)
+        walk_node(&w, root, 0);
+    const xmlNode *t = root ? find_element(root, "title", 0) : NULL;
+    char *title = t ? title_text(t) : NULL;
+    xmlFreeDoc(doc);
+    if (w.out.oom) {
+        free(w.out.s);
+        free(w.h1);
+        free(title);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    if (!title && w.h1) {
+        title = w.h1;
+        w.h1 = NULL;
+    }
+    free(w.h1);
+    if (!w.out.s || !w.out.len) {
+        free(w.out.s);
+        free(title);
+        return dbmcp_error_set(err, DBMCP_EINVAL, "the HTML has no text in its body");
+    }
+    buf_put(&w.out, "\n", 1);
+    /* libxml2 output is UTF-8, except bytes it could not convert from a
+     * declared charset: those become U+FFFD. */
+    out->text = doc_utf8_repair(w.out.s, w.out.len, &out->len);
+    out->title = title ? doc_utf8_repair(title, strlen(title), NULL) : NULL;
+    free(w.out.s);
+    free(title);
+    if (!out->text || (title && !out->title)) {
+        doc_extracted_free(out);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    cut_title(&out->title);
+    out->markdown = 1;
+    out->mime_type = "text/html";
+    return 0;
+}

@@ -1,0 +1,443 @@
+/*
+ * recall.c — hybrid recall over agent memory (contract in recall.h): the
+ * scope pre-filter for the shared search engine, resolution of each
+ * candidate item to the row it came from, filters, weighting and logging.
+ */
+#include "memory/recall.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/ids.h"
+#include "core/jsonutil.h"
+#include "core/log.h"
+#include "memory/content_words.h"
+#include "search/engine.h"
+#include "search/fuse.h"
+#include "store/memory_store.h"
+
+static const search_corpus memory_corpus = {"dbmcp_mem_fts", "dbmcp_mem_vectors",
+                                            MSTORE_VERSION_KEY};
+
+int mem_tier_parse(const char *s)
+{
+    static const struct {
+        const char *name;
+        int bit;
+    } names[] = {
+        {"message", MEM_TIER_MESSAGE},     {"messages", MEM_TIER_MESSAGE},
+        {"working", MEM_TIER_MESSAGE},     {"episode", MEM_TIER_EPISODE},
+        {"episodes", MEM_TIER_EPISODE},    {"episodic", MEM_TIER_EPISODE},
+        {"knowledge", MEM_TIER_KNOWLEDGE}, {"semantic", MEM_TIER_KNOWLEDGE},
+    };
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(s, names[i].name) == 0)
+            return names[i].bit;
+    return 0;
+}
+
+/* --- the shared embedder --------------------------------------------------------- */
+
+static pthread_mutex_t emb_lock = PTHREAD_MUTEX_INITIALIZER;
+static embedder *shared_emb;
+
+embedder *mem_embedder(store *db, dbmcp_error *err)
+{
+    pthread_mutex_lock(&emb_lock);
+    if (!shared_emb && embedder_open_from_settings(db, &shared_emb, err) != 0)
+        shared_emb = NULL;
+    embedder *e = shared_emb;
+    pthread_mutex_unlock(&emb_lock);
+    return e;
+}
+
+void mem_embedder_reset(void)
+{
+    pthread_mutex_lock(&emb_lock);
+    embedder_free(shared_emb);
+    shared_emb = NULL;
+    pthread_mutex_unlock(&emb_lock);
+}
+
+/* --- scope pre-filter --------------------------------------------------------------- */
+
+typedef struct id_set {
+    int64_t *ids; /* ascending */
+    size_t n;
+} id_set;
+
+static int in_scope(void *ctx, int64_t id)
+{
+    const id_set *s = ctx;
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->ids[lo] == id;
+}
+
+/* --- resolving a candidate -------------------------------------------------------------- */
+
+static char *dup_col(store_stmt *row, int i)
+{
+    const char *s = store_column_text(row, i);
+    return s ? strdup(s) : NULL;
+}
+
+static int read_detail(void *ctx, store_stmt *row)
+{
+    mem_hit *h = ctx;
+    snprintf(h->tier, sizeof h->tier, "%s", store_column_text(row, 0));
+    h->text = dup_col(row, 1);
+    h->uses = store_column_int(row, 4); /* explicit uses; repeats of boilerplate are no signal */
+    h->ref_id = dup_col(row, 5);
+    h->session_id = dup_col(row, 6);
+    h->role = dup_col(row, 7);
+    h->status = dup_col(row, 8);
+    h->category = dup_col(row, 9);
+    h->key = dup_col(row, 10);
+    h->effective_from = dup_col(row, 11);
+    h->effective_to = dup_col(row, 12);
+    h->time = dup_col(row, 13);
+    h->metadata = dup_col(row, 14);
+    h->tool_name = dup_col(row, 15);
+    h->age_s = store_column_double(row, 16);
+    h->embedded = (int)store_column_int(row, 17);
+    h->task_type = dup_col(row, 18);
+    return 0;
+}
+
+static void hit_clear(mem_hit *h)
+{
+    free(h->ref_id);
+    free(h->text);
+    free(h->time);
+    free(h->session_id);
+    free(h->role);
+    free(h->tool_name);
+    free(h->status);
+    free(h->task_type);
+    free(h->category);
+    free(h->key);
+    free(h->effective_from);
+    free(h->effective_to);
+    free(h->metadata);
+    memset(h, 0, sizeof *h);
+}
+
+static int eq_or_null(const char *want, const char *have)
+{
+    return !want || (have && strcmp(want, have) == 0);
+}
+
+/* Every top-level key of want equals the hit's metadata value. */
+static int metadata_matches(const json_t *want, const char *have_text)
+{
+    if (!want || json_object_size(want) == 0)
+        return 1;
+    json_t *have = json_parse_text(have_text);
+    int ok = json_is_object(have);
+    const char *k;
+    json_t *v;
+    json_object_foreach ((json_t *)want, k, v) {
+        if (!ok)
+            break;
+        ok = json_equal(json_object_get(have, k), v);
+    }
+    json_decref(have);
+    return ok;
+}
+
+static int passes(const mem_search_req *req, const mem_hit *h)
+{
+    int is_msg = strcmp(h->tier, "message") == 0, is_ep = strcmp(h->tier, "episode") == 0;
+    if (req->role && (!is_msg || !eq_or_null(req->role, h->role)))
+        return 0;
+    if (req->status && (!is_ep || !eq_or_null(req->status, h->status)))
+        return 0;
+    if (req->category &&
+        (strcmp(h->tier, "knowledge") != 0 || !eq_or_null(req->category, h->category)))
+        return 0;
+    if (req->session_id && !eq_or_null(req->session_id, h->session_id))
+        return 0;
+    return metadata_matches(req->metadata, h->metadata);
+}
+
+static int by_final_desc(const void *pa, const void *pb)
+{
+    const mem_hit *a = pa, *b = pb;
+    if (a->score.final != b->score.final)
+        return a->score.final > b->score.final ? -1 : 1;
+    return a->item_id < b->item_id ? -1 : a->item_id > b->item_id;
+}
+
+/* --- the search --------------------------------------------------------------------------- */
+
+/* One side of the search: the engine in keyword or vector mode. The vector
+ * side embeds the query without function words (content_words.h), like the
+ * items; the keyword side gets the query as written, where BM25 already
+ * discounts common words. */
+static int run_side(store *db, const char *query, search_mode mode, embedder *emb,
+                    id_set *scope_ids, int k, search_result *res, dbmcp_error *err)
+{
+    char *content = NULL;
+    if (mode == SEARCH_VECTOR && !(content = mem_content_query(query)))
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    search_request sr = {0};
+    sr.query = content ? content : query;
+    sr.mode = mode;
+    sr.k = k;
+    sr.candidates = k;
+    sr.filter = in_scope;
+    sr.filter_ctx = scope_ids;
+    sr.emb = emb;
+    int rc = search_run(db, &memory_corpus, &sr, res, err);
+    free(content);
+    return rc;
+}
+
+/* Reciprocal-rank fusion of the two sides into out (the best `k`). */
+static int fuse_sides(const mem_config *cfg, const search_result *kw, const search_result *vec,
+                      int k, search_result *out, dbmcp_error *err)
+{
+    int64_t *ids = malloc((kw->count + vec->count + 1) * sizeof *ids);
+    double *scores = malloc((kw->count + vec->count + 1) * sizeof *scores);
+    if (!ids || !scores) {
+        free(ids);
+        free(scores);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < kw->count; i++) {
+        ids[i] = kw->hits[i].id;
+        scores[i] = kw->hits[i].bm25;
+    }
+    for (size_t i = 0; i < vec->count; i++) {
+        ids[kw->count + i] = vec->hits[i].id;
+        scores[kw->count + i] = vec->hits[i].distance;
+    }
+    fuse_list lists[2] = {{ids, scores, kw->count, 1.0},
+                          {ids + kw->count, scores + kw->count, vec->count,
+                           cfg->vector_weight > 0 ? cfg->vector_weight : 1e-9}};
+    fuse_hit *fused = NULL;
+    int n = fuse_rrf(lists, 2, cfg->rrf_k, &fused);
+    free(ids);
+    free(scores);
+    if (n < 0)
+        return dbmcp_error_set(err, n, "fusing the result lists failed");
+    size_t keep = (size_t)n < (size_t)k ? (size_t)n : (size_t)k;
+    out->hits = calloc(keep ? keep : 1, sizeof *out->hits);
+    if (!out->hits) {
+        free(fused);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < keep; i++) {
+        search_hit *h = &out->hits[i];
+        h->id = fused[i].id;
+        h->score = fused[i].score;
+        h->keyword_rank = fused[i].rank[0];
+        h->bm25 = fused[i].raw[0];
+        h->vector_rank = fused[i].rank[1];
+        h->distance = fused[i].raw[1];
+    }
+    out->count = keep;
+    out->keyword_count = kw->count;
+    out->vector_count = vec->count;
+    out->vectors_total = vec->vectors_total;
+    snprintf(out->model, sizeof out->model, "%s", vec->model);
+    free(fused);
+    return 0;
+}
+
+/* Keyword, vector or both fused, into res. A hybrid search whose vector
+ * side fails (embedding service down) degrades to keywords with a note. */
+static int run_search(store *db, const mem_config *cfg, const mem_search_req *req,
+                      search_mode *mode, embedder *emb, id_set *scope_ids, int k,
+                      search_result *res, char *note, size_t note_size, dbmcp_error *err)
+{
+    if (*mode != SEARCH_HYBRID)
+        return run_side(db, req->query, *mode, emb, scope_ids, k, res, err);
+    search_result kw = {0}, vec = {0};
+    int rc = run_side(db, req->query, SEARCH_KEYWORD, NULL, scope_ids, SEARCH_MAX_K, &kw, err);
+    if (rc)
+        return rc;
+    dbmcp_error verr;
+    if (run_side(db, req->query, SEARCH_VECTOR, emb, scope_ids, SEARCH_MAX_K, &vec, &verr) != 0) {
+        log_msg(LOG_WARN, "memory", "vector side failed (%s); keyword only", verr.message);
+        snprintf(note, note_size, "vector search failed: keyword only");
+        *mode = SEARCH_KEYWORD;
+        search_result_free(&vec);
+    }
+    rc = fuse_sides(cfg, &kw, &vec, k, res, err);
+    search_result_free(&kw);
+    search_result_free(&vec);
+    return rc;
+}
+
+/* Resolve, filter and weight the engine's hits into out. */
+static int collect(store *db, const mem_scope *scope, const mem_config *cfg,
+                   const mem_search_req *req, const search_result *res, mem_hit_list *out,
+                   dbmcp_error *err)
+{
+    out->items = calloc(res->count ? res->count : 1, sizeof *out->items);
+    if (!out->items)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    mstore_detail_filter f = {res->model[0] ? res->model : NULL, req->as_of, req->from, req->to};
+    mem_rank_params p = {cfg->half_life_s, cfg->recency_weight, cfg->frequency_weight};
+    for (size_t i = 0; i < res->count; i++) {
+        const search_hit *sh = &res->hits[i];
+        mem_hit *h = &out->items[out->count];
+        int rc = mstore_item_detail(db, scope->user_id, scope->agent_id, sh->id, &f, read_detail, h,
+                                    err);
+        if (rc == DBMCP_ENOTFOUND)
+            continue;
+        if (rc)
+            return rc;
+        if (!passes(req, h)) {
+            hit_clear(h);
+            continue;
+        }
+        h->item_id = sh->id;
+        h->keyword_rank = sh->keyword_rank;
+        h->bm25 = sh->bm25;
+        h->vector_rank = sh->vector_rank;
+        h->cosine = sh->vector_rank ? 1.0 - sh->distance : 0;
+        if (req->no_weights) {
+            h->score = (mem_rank_parts){sh->score, 1, 1, 1, sh->score};
+        } else {
+            const char *status = strcmp(h->tier, "episode") == 0 ? h->status : NULL;
+            mem_rank_score(sh->score, status, h->age_s, h->uses, &p, &h->score);
+        }
+        out->count++;
+    }
+    qsort(out->items, out->count, sizeof *out->items, by_final_desc);
+    return 0;
+}
+
+int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const mem_search_req *req,
+               mem_hit_list *out, dbmcp_error *err)
+{
+    double t0 = ids_monotonic_ms();
+    memset(out, 0, sizeof *out);
+    int mode = req->mode ? search_mode_parse(req->mode) : SEARCH_HYBRID;
+    if (mode < 0)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "mode: must be one of hybrid, keyword, vector (got '%.32s')",
+                               req->mode);
+    if (req->metadata && json_object_size(req->metadata) > 8)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "metadata: at most 8 keys to filter by");
+    int k = req->k > 0 ? req->k : 10;
+    if (k > cfg->max_results)
+        k = (int)cfg->max_results;
+    embedder *emb = NULL;
+    if (mode != SEARCH_KEYWORD) {
+        dbmcp_error eerr;
+        emb = mem_embedder(db, &eerr);
+        if (!emb) {
+            if (mode == SEARCH_VECTOR)
+                return dbmcp_error_set_private(err, DBMCP_EINVAL,
+                                               "mode: vector search is not available (no embedder)",
+                                               "embedder: %s", eerr.message);
+            mode = SEARCH_KEYWORD;
+            snprintf(out->note, sizeof out->note, "no embedder configured: keyword only");
+        }
+    }
+    id_set scope_ids = {NULL, 0};
+    int rc = mstore_scope_item_ids(db, scope->user_id, scope->agent_id,
+                                   req->tiers ? req->tiers : MEM_TIER_ALL, &scope_ids.ids,
+                                   &scope_ids.n, err);
+    if (rc)
+        return rc;
+    int ek = k * 4 < 40 ? 40 : k * 4;
+    if (ek > SEARCH_MAX_K)
+        ek = SEARCH_MAX_K;
+    search_result res = {0};
+    search_mode smode = (search_mode)mode;
+    if (scope_ids.n)
+        rc = run_search(db, cfg, req, &smode, emb, &scope_ids, ek, &res, out->note,
+                        sizeof out->note, err);
+    mode = (int)smode;
+    free(scope_ids.ids);
+    if (rc) {
+        if (rc == DBMCP_EINVAL || rc == DBMCP_ETOOBIG)
+            dbmcp_error_prefix(err, "query");
+        return rc;
+    }
+    snprintf(out->mode, sizeof out->mode, "%s", search_mode_name((search_mode)mode));
+    snprintf(out->model, sizeof out->model, "%s", res.model);
+    out->keyword_candidates = res.keyword_count;
+    out->vector_candidates = res.vector_count;
+    out->vectors_total = res.vectors_total;
+    rc = collect(db, scope, cfg, req, &res, out, err);
+    search_result_free(&res);
+    if (rc) {
+        mem_hit_list_free(out);
+        return rc;
+    }
+    if (out->count > (size_t)k) {
+        for (size_t i = (size_t)k; i < out->count; i++)
+            hit_clear(&out->items[i]);
+        out->count = (size_t)k;
+    }
+    mem_log(db, scope, "search", req->query, (int64_t)out->count, ids_monotonic_ms() - t0);
+    return 0;
+}
+
+void mem_hit_list_free(mem_hit_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->count; i++)
+        hit_clear(&l->items[i]);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+static void set_str(json_t *o, const char *k, const char *v)
+{
+    if (v)
+        json_object_set_new(o, k, json_string(v));
+}
+
+json_t *mem_hit_json(const mem_hit *h)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "tier", json_string(h->tier));
+    set_str(o, "id", h->ref_id);
+    set_str(o, "text", h->text);
+    set_str(o, "time", h->time);
+    set_str(o, "session_id", h->session_id);
+    set_str(o, "role", h->role);
+    set_str(o, "tool_name", h->tool_name);
+    set_str(o, "status", h->status);
+    set_str(o, "task_type", h->task_type);
+    set_str(o, "category", h->category);
+    set_str(o, "key", h->key);
+    set_str(o, "effective_from", h->effective_from);
+    set_str(o, "effective_to", h->effective_to);
+    json_t *meta = json_parse_text(h->metadata);
+    if (meta)
+        json_object_set_new(o, "metadata", meta);
+    json_t *s = json_object();
+    json_object_set_new(s, "final", json_real(h->score.final));
+    json_object_set_new(s, "rrf", json_real(h->score.rrf));
+    json_object_set_new(s, "keyword_rank", json_integer(h->keyword_rank));
+    if (h->keyword_rank)
+        json_object_set_new(s, "bm25", json_real(h->bm25));
+    json_object_set_new(s, "vector_rank", json_integer(h->vector_rank));
+    if (h->vector_rank)
+        json_object_set_new(s, "cosine", json_real(h->cosine));
+    json_object_set_new(s, "status_weight", json_real(h->score.status));
+    json_object_set_new(s, "recency_weight", json_real(h->score.recency));
+    json_object_set_new(s, "frequency_weight", json_real(h->score.frequency));
+    json_object_set_new(s, "age_s", json_real(h->age_s));
+    json_object_set_new(s, "uses", json_integer(h->uses));
+    json_object_set_new(o, "scores", s);
+    json_object_set_new(o, "embedded", json_boolean(h->embedded));
+    return o;
+}

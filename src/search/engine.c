@@ -1,0 +1,418 @@
+/*
+ * engine.c — hybrid search: keyword candidates (FTS5 + bm25), vector
+ * candidates (a cached in-memory vec_index per database, table, model and
+ * dimension), reciprocal-rank fusion. See engine.h.
+ *
+ * The vector cache: a process-wide list of entries, each holding the
+ * current snapshot (index + the data version it was built at). A search
+ * takes a reference to the snapshot under the cache mutex and searches it
+ * without any lock; a stale snapshot is replaced by building a new index
+ * under the build mutex (one builder at a time, so concurrent searches do
+ * not all rebuild) and swapping it in; the replaced snapshot is freed by
+ * whoever drops its last reference.
+ */
+#include "search/engine.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/fts_query.h"
+#include "search/fuse.h"
+#include "search/vector.h"
+#include "store/search_index.h"
+
+/* --- the vector index cache -------------------------------------------------- */
+
+typedef struct vec_snapshot {
+    vec_index *ix;
+    int64_t version; /* data version the index was built at */
+    int refs;        /* the cache's reference + one per running search */
+} vec_snapshot;
+
+typedef struct cache_entry {
+    char *key; /* db name \x1f table \x1f model \x1f dim \x1f int8 */
+    vec_snapshot *cur;
+    struct cache_entry *next;
+} cache_entry;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+static cache_entry *cache_head;
+
+/* Under cache_lock. */
+static void snapshot_unref_locked(vec_snapshot *s)
+{
+    if (s && --s->refs == 0) {
+        vec_index_free(s->ix);
+        free(s);
+    }
+}
+
+static void snapshot_release(vec_snapshot *s)
+{
+    pthread_mutex_lock(&cache_lock);
+    snapshot_unref_locked(s);
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* Under cache_lock: the entry for key, created when missing (NULL on OOM). */
+static cache_entry *entry_find_locked(const char *key, int create)
+{
+    for (cache_entry *e = cache_head; e; e = e->next)
+        if (strcmp(e->key, key) == 0)
+            return e;
+    if (!create)
+        return NULL;
+    cache_entry *e = calloc(1, sizeof *e);
+    if (!e || !(e->key = strdup(key))) {
+        free(e);
+        return NULL;
+    }
+    e->next = cache_head;
+    cache_head = e;
+    return e;
+}
+
+/* A current snapshot for key at version, with a reference for the caller. */
+static vec_snapshot *snapshot_take(const char *key, int64_t version)
+{
+    vec_snapshot *s = NULL;
+    pthread_mutex_lock(&cache_lock);
+    cache_entry *e = entry_find_locked(key, 0);
+    if (e && e->cur && e->cur->version == version) {
+        s = e->cur;
+        s->refs++;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return s;
+}
+
+typedef struct build_ctx {
+    vec_index *ix;
+    int rc;
+} build_ctx;
+
+static int build_add(void *ctx, int64_t id, const float *vec)
+{
+    build_ctx *b = ctx;
+    int rc = vec_index_add(b->ix, id, vec);
+    /* A stored vector holding NaN is skipped, not fatal to every search. */
+    if (rc == DBMCP_ENOMEM) {
+        b->rc = rc;
+        return 1;
+    }
+    return 0;
+}
+
+static int snapshot_build(store *db, const char *table, const char *model, int dim, int int8,
+                          int64_t version, vec_snapshot **out, dbmcp_error *err)
+{
+    *out = NULL;
+    size_t rows = 0;
+    int rc = search_index_vectors_count(db, table, model, dim, &rows, err);
+    if (rc)
+        return rc;
+    build_ctx b = {vec_index_new(dim), 0};
+    vec_snapshot *s = calloc(1, sizeof *s);
+    if (!b.ix || !s || (rows && vec_index_reserve(b.ix, rows) != 0)) {
+        vec_index_free(b.ix);
+        free(s);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory building the vector index");
+    }
+    rc = search_index_vectors_each(db, table, model, dim, build_add, &b, err);
+    if (rc == 1 || b.rc)
+        rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory building the vector index");
+    if (!rc && int8 && vec_index_quantize(b.ix) != 0)
+        rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory quantizing the vector index");
+    if (rc) {
+        vec_index_free(b.ix);
+        free(s);
+        return rc;
+    }
+    s->ix = b.ix;
+    s->version = version;
+    s->refs = 1;
+    *out = s;
+    return 0;
+}
+
+/* The snapshot of (db, table, model, dim) at the database's current data
+ * version, built when missing or stale; the caller releases it. */
+static int snapshot_acquire(store *db, const search_corpus *c, const char *model, int dim, int int8,
+                            vec_snapshot **out, dbmcp_error *err)
+{
+    *out = NULL;
+    int64_t version = 0;
+    int rc = search_index_version(db, c->version_key, &version, err);
+    if (rc)
+        return rc;
+    char key[1024];
+    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d", search_index_db_name(db), c->vec_table,
+             model, dim, int8 ? 1 : 0);
+    if ((*out = snapshot_take(key, version)))
+        return 0;
+    pthread_mutex_lock(&build_lock);
+    /* Another thread may have built it while this one waited. */
+    if ((*out = snapshot_take(key, version))) {
+        pthread_mutex_unlock(&build_lock);
+        return 0;
+    }
+    vec_snapshot *s = NULL;
+    rc = snapshot_build(db, c->vec_table, model, dim, int8, version, &s, err);
+    if (!rc) {
+        pthread_mutex_lock(&cache_lock);
+        cache_entry *e = entry_find_locked(key, 1);
+        if (e) {
+            vec_snapshot *old = e->cur;
+            e->cur = s;
+            s->refs++; /* the cache's reference + the caller's */
+            snapshot_unref_locked(old);
+        }
+        pthread_mutex_unlock(&cache_lock);
+        /* Without an entry (out of memory) the caller still gets its index. */
+        *out = s;
+    }
+    pthread_mutex_unlock(&build_lock);
+    return rc;
+}
+
+void search_cache_clear(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    cache_entry *e = cache_head;
+    cache_head = NULL;
+    while (e) {
+        cache_entry *next = e->next;
+        snapshot_unref_locked(e->cur);
+        free(e->key);
+        free(e);
+        e = next;
+    }
+    pthread_mutex_unlock(&cache_lock);
+}
+
+/* --- modes ------------------------------------------------------------------- */
+
+int search_mode_parse(const char *s)
+{
+    if (!s || strcmp(s, "hybrid") == 0)
+        return SEARCH_HYBRID;
+    if (strcmp(s, "vector") == 0)
+        return SEARCH_VECTOR;
+    if (strcmp(s, "keyword") == 0)
+        return SEARCH_KEYWORD;
+    return -1;
+}
+
+const char *search_mode_name(search_mode m)
+{
+    return m == SEARCH_VECTOR ? "vector" : m == SEARCH_KEYWORD ? "keyword" : "hybrid";
+}
+
+/* --- one side each ----------------------------------------------------------- */
+
+typedef struct ranked {
+    int64_t *ids;
+    double *scores;
+    size_t count;
+} ranked;
+
+static void ranked_free(ranked *r)
+{
+    free(r->ids);
+    free(r->scores);
+    memset(r, 0, sizeof *r);
+}
+
+static int ranked_alloc(ranked *r, size_t n)
+{
+    r->ids = malloc((n ? n : 1) * sizeof *r->ids);
+    r->scores = malloc((n ? n : 1) * sizeof *r->scores);
+    r->count = 0;
+    return r->ids && r->scores ? 0 : DBMCP_ENOMEM;
+}
+
+/* The query text with the expansion terms appended as optional phrases
+ * (their quotes dropped), as long as it stays within the fts_query limit. */
+static char *query_with_expansions(const search_request *req)
+{
+    size_t cap = FTS_QUERY_MAX_BYTES + 1;
+    char *q = malloc(cap);
+    if (!q)
+        return NULL;
+    size_t len = strlen(req->query);
+    if (len >= cap)
+        len = cap - 1; /* fts_query reports the real length: use the original then */
+    memcpy(q, req->query, len);
+    q[len] = '\0';
+    for (size_t i = 0; req->expansions && i < req->n_expansions; i++) {
+        const char *x = req->expansions[i];
+        size_t xl = x ? strlen(x) : 0;
+        if (xl == 0 || len + xl + 3 >= cap)
+            continue;
+        q[len++] = ' ';
+        q[len++] = '"';
+        for (size_t j = 0; j < xl; j++)
+            if (x[j] != '"')
+                q[len++] = x[j];
+        q[len++] = '"';
+        q[len] = '\0';
+    }
+    return q;
+}
+
+static int keyword_side(store *db, const search_corpus *c, const search_request *req,
+                        size_t candidates, ranked *out, dbmcp_error *err)
+{
+    char *text = NULL;
+    if (strlen(req->query) <= FTS_QUERY_MAX_BYTES && req->n_expansions)
+        text = query_with_expansions(req);
+    const char *q = text ? text : req->query;
+    char *match = NULL;
+    int rc = fts_query_build(q, strlen(q), req->fts_flags, &match, err);
+    free(text);
+    if (rc)
+        return rc;
+    if (ranked_alloc(out, candidates)) {
+        free(match);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    rc = search_index_keyword(db, c->fts_table, match, req->filter, req->filter_ctx, candidates,
+                              out->ids, out->scores, &out->count, req->cancelled, err);
+    free(match);
+    return rc;
+}
+
+static int vector_side(store *db, const search_corpus *c, const search_request *req,
+                       size_t candidates, ranked *out, search_result *res, dbmcp_error *err)
+{
+    if (!req->emb)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "vector search without an embedder");
+    int rc = embedder_dim(req->emb) > 0 ? 0 : embedder_probe(req->emb, err);
+    if (rc)
+        return rc;
+    int dim = embedder_dim(req->emb);
+    const char *model = embedder_model(req->emb);
+    snprintf(res->model, sizeof res->model, "%s", model);
+    float *qv = malloc((size_t)dim * sizeof *qv);
+    vec_hit *hits = malloc(candidates * sizeof *hits);
+    if (!qv || !hits || ranked_alloc(out, candidates)) {
+        free(qv);
+        free(hits);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    const char *texts[1] = {req->query};
+    rc = embedder_embed(req->emb, texts, 1, qv, err);
+    vec_snapshot *snap = NULL;
+    if (!rc)
+        rc = snapshot_acquire(db, c, model, dim, req->int8, &snap, err);
+    if (!rc) {
+        res->vectors_total = vec_index_count(snap->ix);
+        vec_query vq = {qv, (int)candidates, VEC_COSINE,     req->int8,
+                        0,  req->filter,     req->filter_ctx};
+        int n = vec_index_count(snap->ix) ? vec_index_search(snap->ix, &vq, hits) : 0;
+        if (n < 0)
+            rc = dbmcp_error_set_private(err, n, "the vector search failed",
+                                         "vector search failed (%s)", dbmcp_code_name(n));
+        for (int i = 0; i < n; i++) {
+            out->ids[i] = hits[i].id;
+            out->scores[i] = hits[i].distance;
+        }
+        out->count = n > 0 ? (size_t)n : 0;
+        snapshot_release(snap);
+    }
+    free(qv);
+    free(hits);
+    return rc;
+}
+
+/* --- fusion ------------------------------------------------------------------ */
+
+static int fuse_sides(const search_request *req, const ranked *kw, const ranked *vec,
+                      search_result *out, dbmcp_error *err)
+{
+    fuse_list lists[2];
+    int nl = 0, kw_list = -1, vec_list = -1;
+    if (kw) {
+        kw_list = nl;
+        lists[nl++] = (fuse_list){kw->ids, kw->scores, kw->count,
+                                  req->weight_keyword > 0 ? req->weight_keyword : 1};
+    }
+    if (vec) {
+        vec_list = nl;
+        lists[nl++] = (fuse_list){vec->ids, vec->scores, vec->count,
+                                  req->weight_vector > 0 ? req->weight_vector : 1};
+    }
+    fuse_hit *fused = NULL;
+    int n = fuse_rrf(lists, nl, req->rrf_k > 0 ? req->rrf_k : 60, &fused);
+    if (n < 0)
+        return dbmcp_error_set(err, n, "fusing the result lists failed");
+    size_t keep = (size_t)n < (size_t)req->k ? (size_t)n : (size_t)req->k;
+    out->hits = calloc(keep ? keep : 1, sizeof *out->hits);
+    if (!out->hits) {
+        free(fused);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < keep; i++) {
+        search_hit *h = &out->hits[i];
+        h->id = fused[i].id;
+        h->score = fused[i].score;
+        if (kw_list >= 0 && fused[i].rank[kw_list]) {
+            h->keyword_rank = fused[i].rank[kw_list];
+            h->bm25 = fused[i].raw[kw_list];
+        }
+        if (vec_list >= 0 && fused[i].rank[vec_list]) {
+            h->vector_rank = fused[i].rank[vec_list];
+            h->distance = fused[i].raw[vec_list];
+        }
+    }
+    out->count = keep;
+    free(fused);
+    return 0;
+}
+
+int search_run(store *db, const search_corpus *corpus, const search_request *req,
+               search_result *out, dbmcp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!req->query)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "query is required");
+    if (req->k < 1 || req->k > SEARCH_MAX_K)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "k must be between 1 and %d", SEARCH_MAX_K);
+    int want_kw = req->mode != SEARCH_VECTOR && corpus->fts_table;
+    int want_vec = req->mode != SEARCH_KEYWORD && corpus->vec_table;
+    if (!want_kw && !want_vec)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "mode %s is not available for this corpus",
+                               search_mode_name(req->mode));
+    size_t candidates =
+        req->candidates > 0 ? (size_t)req->candidates : (size_t)(req->k * 4 > 50 ? req->k * 4 : 50);
+    if (candidates < (size_t)req->k)
+        candidates = (size_t)req->k;
+    if (candidates > SEARCH_MAX_CANDIDATES)
+        candidates = SEARCH_MAX_CANDIDATES;
+    ranked kw = {0}, vec = {0};
+    int rc = 0;
+    if (want_kw)
+        rc = keyword_side(db, corpus, req, candidates, &kw, err);
+    if (!rc && want_vec)
+        rc = vector_side(db, corpus, req, candidates, &vec, out, err);
+    if (!rc) {
+        out->keyword_count = kw.count;
+        out->vector_count = vec.count;
+        rc = fuse_sides(req, want_kw ? &kw : NULL, want_vec ? &vec : NULL, out, err);
+    }
+    ranked_free(&kw);
+    ranked_free(&vec);
+    if (rc)
+        search_result_free(out);
+    return rc;
+}
+
+void search_result_free(search_result *r)
+{
+    free(r->hits);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,118 @@
+/*
+ * engine.h — hybrid search over one corpus: keyword candidates from an
+ * FTS5 table, vector candidates from an in-memory index of a vectors
+ * table, fused by reciprocal rank. Used by search_documents (documents
+ * and chunks) and by the memory tiers; the engine knows nothing about
+ * either, only the two tables and the version counter of a corpus.
+ *
+ * A corpus is three names (trusted compile-time identifiers, [a-z0-9_]):
+ *
+ *   fts_table    an FTS5 table whose rowid is the item id, ranked with
+ *                bm25(); NULL when the corpus has no full text.
+ *   vec_table    a table with the columns
+ *                  item_id INTEGER, model TEXT, dim INTEGER, vec BLOB
+ *                (vec: dim little-endian float32, L2-normalised by the
+ *                embedder); NULL when the corpus has no vectors.
+ *   version_key  a row of dbmcp_data_versions (0002_search.sql) that every
+ *                writer of the two tables bumps in the same transaction
+ *                (search_index_bump in store/search_index.h).
+ *
+ * Keyword side: the query goes through fts_query_build (any term matches
+ * by default, "phrases", +required, -excluded; docs/text.md); expansion
+ * terms are added as optional phrases. Matches are read best bm25 first;
+ * the pre-filter is applied row by row until `candidates` rows passed, so
+ * a filter never loses a match that a later row would have provided.
+ *
+ * Vector side: the query is embedded with the caller's embedder; only
+ * vectors of that embedder's model name and dimension are searched (a
+ * search never mixes models). The vectors of one (database, table, model)
+ * are held in memory as a vec_index; each search reads the corpus's data
+ * version (one indexed SELECT) and rebuilds the index when it changed.
+ * The cache is process-wide and thread-safe: searches hold a reference to
+ * the index they started with, a refresh swaps in a new one, the old one is
+ * freed when its last reader lets go.
+ *
+ * Fusion: fuse_rrf over the lists that ran (weights weight_keyword,
+ * weight_vector, constant rrf_k). Single-mode searches score 1/(rrf_k+rank)
+ * with the same formula, so scores read alike in every mode.
+ *
+ * Errors: query syntax errors of fts_query (DBMCP_EINVAL/ETOOBIG, messages
+ * fit for the agent), embedder errors, store errors. Thread-safety: any
+ * thread with its own store handle may call search_run at any time.
+ * Ownership: search_result_free releases a result.
+ */
+#ifndef DBMCP_SEARCH_ENGINE_H
+#define DBMCP_SEARCH_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "search/embed.h"
+#include "store/store.h"
+
+#define SEARCH_MAX_K 200           /* largest k search_run accepts */
+#define SEARCH_MAX_CANDIDATES 2000 /* largest candidate list per side */
+
+typedef enum search_mode { SEARCH_HYBRID = 0, SEARCH_VECTOR, SEARCH_KEYWORD } search_mode;
+
+typedef struct search_corpus {
+    const char *fts_table;   /* FTS5 table, rowid = item id; NULL: no keyword side */
+    const char *vec_table;   /* (item_id, model, dim, vec) table; NULL: no vector side */
+    const char *version_key; /* dbmcp_data_versions.name bumped by every writer */
+} search_corpus;
+
+/* Return nonzero to keep the item. Called from the searching thread only. */
+typedef int (*search_filter_fn)(void *ctx, int64_t id);
+
+typedef struct search_request {
+    const char *query;             /* the text asked for (fts_query syntax) */
+    const char *const *expansions; /* extra optional keyword terms (thesaurus); may be NULL */
+    size_t n_expansions;           /* entries in expansions */
+    search_mode mode;              /* hybrid (default), vector or keyword */
+    int k;                         /* results wanted, 1..SEARCH_MAX_K */
+    int candidates;                /* per side before fusion; 0 = max(4k, 50) */
+    double weight_keyword;         /* RRF weight of the keyword list; 0 = 1 */
+    double weight_vector;          /* RRF weight of the vector list; 0 = 1 */
+    double rrf_k;                  /* RRF constant; 0 = 60 */
+    int int8;                      /* vector side: int8 scan + float rescoring */
+    int fts_flags;                 /* FTS_QUERY_* flags (fts_query.h) */
+    search_filter_fn filter;       /* pre-filter by item id; NULL keeps all */
+    void *filter_ctx;              /* passed to filter */
+    embedder *emb;                 /* required unless mode == SEARCH_KEYWORD */
+    volatile int *cancelled;       /* stop early when it becomes nonzero; may be NULL */
+} search_request;
+
+typedef struct search_hit {
+    int64_t id;       /* item id (FTS rowid / vectors item_id) */
+    double score;     /* fused score, larger is better */
+    int keyword_rank; /* 1-based rank among keyword candidates; 0 = absent */
+    double bm25;      /* FTS5 bm25() of the item (smaller is better) when keyword_rank */
+    int vector_rank;  /* 1-based rank among vector candidates; 0 = absent */
+    double distance;  /* cosine distance (0..2) when vector_rank */
+} search_hit;
+
+typedef struct search_result {
+    search_hit *hits;     /* best first; owned */
+    size_t count;         /* <= k */
+    size_t keyword_count; /* keyword candidates found (after the filter) */
+    size_t vector_count;  /* vector candidates found (after the filter) */
+    size_t vectors_total; /* rows in the vector index searched (model + dim) */
+    char model[128];      /* embedder model searched ("" for keyword mode) */
+} search_result;
+
+/* Run one search. Returns 0 (out filled; count may be 0) or a negative
+ * dbmcp_code with err filled; out is empty on failure. */
+int search_run(store *db, const search_corpus *corpus, const search_request *req,
+               search_result *out, dbmcp_error *err);
+void search_result_free(search_result *r);
+
+/* "hybrid" | "vector" | "keyword" → mode; -1 when unknown. */
+int search_mode_parse(const char *s);
+const char *search_mode_name(search_mode m);
+
+/* Drop every cached vector index (tests; process exit for leak checkers).
+ * Indexes still held by running searches are freed when they finish. */
+void search_cache_clear(void);
+
+#endif

@@ -1,0 +1,355 @@
+/*
+ * memory_recall_store.c — the SQL behind memory recall, the embedding job
+ * queue and compaction (see memory_store.h): FTS5 keyword candidates,
+ * vector loading for the in-memory index, per-item hit details, job
+ * claiming/completion with backoff, and the compaction queries.
+ */
+#include "store/memory_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/memory_store_internal.h"
+#include "store/search_index.h"
+
+/* --- recall ------------------------------------------------------------------ */
+
+#define TIER_MASK_SQL                                                                              \
+    " ((:m & 1 AND i.tier = 'message') OR (:m & 2 AND i.tier = 'episode') OR"                      \
+    " (:m & 4 AND i.tier = 'knowledge'))"
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int mstore_scope_item_ids(store *db, const char *u, const char *a, int tier_mask, int64_t **ids,
+                          size_t *n, dbmcp_error *err)
+{
+    *ids = NULL;
+    *n = 0;
+    store_stmt *st;
+    int rc = mstore_prepare_scoped(db,
+                                   "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
+                                   " i.agent_id = :a AND" TIER_MASK_SQL,
+                                   u, a, &st, err);
+    if (rc)
+        return rc;
+    store_bind_int(st, ":m", tier_mask);
+    size_t cap = 0;
+    while ((rc = store_step(st, err)) == STORE_ROW) {
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 1024;
+            int64_t *p = realloc(*ids, ncap * sizeof *p);
+            if (!p) {
+                rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+                break;
+            }
+            *ids = p;
+            cap = ncap;
+        }
+        (*ids)[(*n)++] = store_column_int(st, 0);
+    }
+    store_finalize(st);
+    if (rc < 0) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+        return rc;
+    }
+    /* Sorted here: an ORDER BY would sort through a temporary file. */
+    if (*n > 1)
+        qsort(*ids, *n, sizeof **ids, cmp_id);
+    return 0;
+}
+
+#define REF_FILTER(time_col)                                                                       \
+    " AND (:asof IS NULL OR " time_col " <= :asof) AND (:from IS NULL OR " time_col " >= :from)"   \
+    " AND (:to IS NULL OR " time_col " <= :to)"
+
+int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
+                       const mstore_detail_filter *filter, mstore_row_fn fn, void *ctx,
+                       dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = mstore_prepare_scoped(
+        db,
+        "SELECT i.tier, i.text, i.last_seen_at, i.seen_count, i.use_count, r.ref_id,"
+        " r.session_id, r.role, r.status, r.category, r.key, r.ef, r.et, r.ref_time, r.metadata,"
+        " r.tool_name, (julianday('now') - julianday(r.ref_time)) * 86400.0,"
+        " EXISTS (SELECT 1 FROM dbmcp_mem_vectors v WHERE v.item_id = i.id AND v.model = :model),"
+        " r.task_type FROM dbmcp_mem_items i JOIN (SELECT * FROM ("
+        "  SELECT m.id AS ref_id, m.session_id, m.role, NULL AS status, NULL AS category,"
+        "   NULL AS key, NULL AS ef, NULL AS et, m.created_at AS ref_time, m.metadata,"
+        "   m.tool_name, NULL AS task_type FROM dbmcp_mem_messages m WHERE m.item_id = :id"
+        "   AND m.user_id = :u AND m.agent_id = :a" REF_FILTER(
+            "m.created_at") "  UNION ALL"
+                            "  SELECT e.id, e.session_id, NULL, e.status, NULL, NULL, NULL, NULL, "
+                            "e.ended_at,"
+                            "   e.metadata, NULL, e.task_type FROM dbmcp_mem_episodes e WHERE "
+                            "e.item_id = :id"
+                            "   AND e.user_id = :u AND e.agent_id = :a" REF_FILTER(
+                                "e.ended_at") "  UNION ALL"
+                                              "  SELECT k.id, NULL, NULL, NULL, k.category, k.key, "
+                                              "k.effective_from, k.effective_to,"
+                                              "   k.effective_from, k.metadata, NULL, NULL FROM "
+                                              "dbmcp_mem_knowledge k"
+                                              "   WHERE k.item_id = :id AND k.user_id = :u AND "
+                                              "k.agent_id = :a"
+                                              "   AND ((:asof IS NULL AND k.effective_to IS NULL) "
+                                              "OR (:asof IS NOT NULL AND"
+                                              "   k.effective_from <= :asof AND (k.effective_to IS "
+                                              "NULL OR k.effective_to > :asof)))"
+                                              "   AND (:from IS NULL OR k.effective_from >= :from) "
+                                              "AND (:to IS NULL OR"
+                                              "   k.effective_from <= :to)"
+                                              " ) ORDER BY ref_time DESC, ref_id DESC LIMIT 1) r"
+                                              " WHERE i.id = :id AND i.user_id = :u AND i.agent_id "
+                                              "= :a",
+        u, a, &st, err);
+    if (rc)
+        return rc;
+    store_bind_int(st, ":id", item_id);
+    store_bind_text(st, ":model", filter ? filter->model : NULL);
+    store_bind_text(st, ":asof", filter ? filter->as_of : NULL);
+    store_bind_text(st, ":from", filter ? filter->from : NULL);
+    store_bind_text(st, ":to", filter ? filter->to : NULL);
+    int rows = 0;
+    if ((rc = mstore_each(st, fn, ctx, &rows, err)))
+        return rc;
+    return rows ? 0 : DBMCP_ENOTFOUND;
+}
+
+/* --- embedding jobs ----------------------------------------------------------------- */
+
+int mstore_jobs_due_all_scopes(store *db, const char *now, int limit, mstore_row_fn fn, void *ctx,
+                               dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db,
+                           "SELECT j.item_id, j.user_id, j.agent_id, i.text, j.attempts FROM"
+                           " dbmcp_mem_jobs j JOIN dbmcp_mem_items i ON i.id = j.item_id"
+                           " WHERE j.next_attempt_at <= :now ORDER BY j.next_attempt_at,"
+                           " j.item_id LIMIT :lim",
+                           &st, err);
+    if (rc)
+        return rc;
+    store_bind_text(st, ":now", now);
+    store_bind_int(st, ":lim", limit);
+    return mstore_each(st, fn, ctx, NULL, err);
+}
+
+int mstore_job_complete(store *db, int64_t item_id, const char *u, const char *a, const char *model,
+                        int dim, const float *vec, const char *now, dbmcp_error *err)
+{
+    store_stmt *st;
+    /* The item may have been dropped meanwhile (compaction): then the
+     * INSERT … SELECT adds nothing and the job row is gone already. */
+    int rc = mstore_prepare_scoped(db,
+                                   "INSERT OR REPLACE INTO dbmcp_mem_vectors (item_id, user_id,"
+                                   " agent_id, model, dim, vec, created_at) SELECT id, user_id,"
+                                   " agent_id, :model, :dim, :vec, :now FROM dbmcp_mem_items WHERE"
+                                   " id = :id AND user_id = :u AND agent_id = :a",
+                                   u, a, &st, err);
+    if (rc)
+        return rc;
+    store_bind_int(st, ":id", item_id);
+    store_bind_text(st, ":model", model);
+    store_bind_int(st, ":dim", dim);
+    store_bind_blob(st, ":vec", vec, (size_t)dim * sizeof(float));
+    store_bind_text(st, ":now", now);
+    if ((rc = mstore_run(st, err)))
+        return rc;
+    if ((rc = store_prepare(db, "DELETE FROM dbmcp_mem_jobs WHERE item_id = :id", &st, err)))
+        return rc;
+    store_bind_int(st, ":id", item_id);
+    return mstore_run(st, err);
+}
+
+int mstore_vectors_changed(store *db, dbmcp_error *err)
+{
+    return search_index_bump(db, MSTORE_VERSION_KEY, err);
+}
+
+int mstore_job_fail(store *db, int64_t item_id, int attempts, const char *next_at,
+                    const char *error, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db,
+                           "UPDATE dbmcp_mem_jobs SET attempts = :n, next_attempt_at = :next,"
+                           " last_error = substr(:e, 1, 500) WHERE item_id = :id",
+                           &st, err);
+    if (rc)
+        return rc;
+    store_bind_int(st, ":n", attempts);
+    store_bind_text(st, ":next", next_at);
+    store_bind_text(st, ":e", error);
+    store_bind_int(st, ":id", item_id);
+    return mstore_run(st, err);
+}
+
+int mstore_jobs_stats(store *db, const char *u, const char *a, int64_t *pending, int64_t *retrying,
+                      int64_t *vectors, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = mstore_prepare_scoped(
+        db,
+        "SELECT (SELECT count(*) FROM dbmcp_mem_jobs WHERE :u IS NULL OR (user_id = :u AND"
+        " agent_id = :a)), (SELECT count(*) FROM dbmcp_mem_jobs WHERE attempts > 0 AND (:u IS"
+        " NULL OR (user_id = :u AND agent_id = :a))), (SELECT count(*) FROM dbmcp_mem_vectors"
+        " WHERE :u IS NULL OR (user_id = :u AND agent_id = :a))",
+        u, a, &st, err);
+    if (rc)
+        return rc;
+    rc = store_step(st, err);
+    if (rc == STORE_ROW) {
+        *pending = store_column_int(st, 0);
+        *retrying = store_column_int(st, 1);
+        *vectors = store_column_int(st, 2);
+    }
+    store_finalize(st);
+    return rc < 0 ? rc : 0;
+}
+
+int mstore_jobs_list_all_scopes(store *db, int limit, mstore_row_fn fn, void *ctx, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db,
+                           "SELECT j.item_id, j.user_id, j.agent_id, j.attempts,"
+                           " j.next_attempt_at, j.last_error, i.tier FROM dbmcp_mem_jobs j JOIN"
+                           " dbmcp_mem_items i ON i.id = j.item_id ORDER BY j.next_attempt_at,"
+                           " j.item_id LIMIT :lim",
+                           &st, err);
+    if (rc)
+        return rc;
+    store_bind_int(st, ":lim", limit);
+    return mstore_each(st, fn, ctx, NULL, err);
+}
+
+/* --- compaction ------------------------------------------------------------------------ */
+
+int mstore_sessions_expired_all_scopes(store *db, const char *before, int limit, mstore_row_fn fn,
+                                       void *ctx, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db,
+                           "SELECT id, user_id, agent_id, created_at, last_active_at,"
+                           " message_count FROM dbmcp_mem_sessions WHERE state = 'active' AND"
+                           " last_active_at < :before ORDER BY last_active_at LIMIT :lim",
+                           &st, err);
+    if (rc)
+        return rc;
+    store_bind_text(st, ":before", before);
+    store_bind_int(st, ":lim", limit);
+    return mstore_each(st, fn, ctx, NULL, err);
+}
+
+int mstore_session_mark_compacted(store *db, const char *u, const char *a, const char *id,
+                                  int64_t episode_id, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = mstore_prepare_scoped(db,
+                                   "UPDATE dbmcp_mem_sessions SET state = 'compacted', episode_id ="
+                                   " :e WHERE id = :id AND user_id = :u AND agent_id = :a",
+                                   u, a, &st, err);
+    if (rc)
+        return rc;
+    if (episode_id > 0)
+        store_bind_int(st, ":e", episode_id);
+    else
+        store_bind_null(st, ":e");
+    store_bind_text(st, ":id", id);
+    return mstore_run(st, err);
+}
+
+int mstore_episodes_past_retention_all_scopes(store *db, const char *before, int limit,
+                                              mstore_row_fn fn, void *ctx, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db,
+                           "SELECT e.id, e.user_id, e.agent_id, e.session_id FROM"
+                           " dbmcp_mem_episodes e WHERE e.ended_at < :before AND"
+                           " e.compacted_at IS NULL AND e.session_id IS NOT NULL AND EXISTS"
+                           " (SELECT 1 FROM dbmcp_mem_messages m WHERE m.session_id ="
+                           " e.session_id AND m.user_id = e.user_id AND m.agent_id = e.agent_id)"
+                           " ORDER BY e.ended_at LIMIT :lim",
+                           &st, err);
+    if (rc)
+        return rc;
+    store_bind_text(st, ":before", before);
+    store_bind_int(st, ":lim", limit);
+    return mstore_each(st, fn, ctx, NULL, err);
+}
+
+int mstore_episode_drop_messages(store *db, const char *u, const char *a, int64_t episode_id,
+                                 const char *session_id, const char *now, int64_t *dropped,
+                                 dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc =
+        mstore_prepare_scoped(db,
+                              "DELETE FROM dbmcp_mem_links WHERE user_id = :u AND agent_id = :a"
+                              " AND ((src_kind = 'message' AND src_id IN (SELECT CAST(id AS"
+                              " TEXT) FROM dbmcp_mem_messages WHERE session_id = :s AND"
+                              " user_id = :u AND agent_id = :a)) OR (dst_kind = 'message' AND"
+                              " dst_id IN (SELECT CAST(id AS TEXT) FROM dbmcp_mem_messages"
+                              " WHERE session_id = :s AND user_id = :u AND agent_id = :a)))",
+                              u, a, &st, err);
+    if (rc)
+        return rc;
+    store_bind_text(st, ":s", session_id);
+    if ((rc = mstore_run(st, err)))
+        return rc;
+    if ((rc = mstore_prepare_scoped(db,
+                                    "DELETE FROM dbmcp_mem_messages WHERE session_id = :s AND"
+                                    " user_id = :u AND agent_id = :a",
+                                    u, a, &st, err)))
+        return rc;
+    store_bind_text(st, ":s", session_id);
+    if ((rc = mstore_run(st, err)))
+        return rc;
+    *dropped = store_changes(db);
+    if ((rc = mstore_prepare_scoped(db,
+                                    "UPDATE dbmcp_mem_episodes SET compacted_at = :now WHERE id ="
+                                    " :e AND user_id = :u AND agent_id = :a",
+                                    u, a, &st, err)))
+        return rc;
+    store_bind_text(st, ":now", now);
+    store_bind_int(st, ":e", episode_id);
+    if ((rc = mstore_run(st, err)))
+        return rc;
+    return mstore_items_drop_orphans(db, u, a, NULL, err);
+}
+
+int mstore_knowledge_prune_all_scopes(store *db, int keep, const char *before, int64_t *pruned,
+                                      dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(
+        db,
+        "DELETE FROM dbmcp_mem_knowledge WHERE id IN (SELECT id FROM (SELECT id, effective_to,"
+        " row_number() OVER (PARTITION BY user_id, agent_id, category, key ORDER BY"
+        " effective_to DESC, id DESC) AS n FROM dbmcp_mem_knowledge WHERE effective_to IS NOT"
+        " NULL) WHERE n > :keep OR (:before IS NOT NULL AND effective_to < :before))",
+        &st, err);
+    if (rc)
+        return rc;
+    store_bind_int(st, ":keep", keep);
+    store_bind_text(st, ":before", before);
+    if ((rc = mstore_run(st, err)))
+        return rc;
+    *pruned = store_changes(db);
+    if (*pruned == 0)
+        return 0;
+    if ((rc = store_prepare(db,
+                            "DELETE FROM dbmcp_mem_links WHERE (src_kind = 'knowledge' AND"
+                            " CAST(src_id AS INTEGER) NOT IN (SELECT id FROM dbmcp_mem_knowledge))"
+                            " OR (dst_kind = 'knowledge' AND CAST(dst_id AS INTEGER) NOT IN"
+                            " (SELECT id FROM dbmcp_mem_knowledge))",
+                            &st, err)) ||
+        (rc = mstore_run(st, err)))
+        return rc;
+    return mstore_items_drop_orphans(db, NULL, NULL, NULL, err);
+}

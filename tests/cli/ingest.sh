@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# ingest.sh — `dbmcp ingest` and `dbmcp reembed` end to end on a fresh
+# database: every format (tests/cases/ingest: .txt, .md, .html, .pdf),
+# search over what was ingested, chunk resources, re-ingest as a no-op,
+# changed content replacing chunks/FTS/vectors, broken input (truncated
+# PDF, invalid UTF-8, a 100 MB file, an unknown format, a failure injected
+# in the middle of the write) refused with a clear message and the
+# database dump byte-identical afterwards, and re-embedding with another
+# model. Prints "ok"/"FAIL" per check and "N passed, M failed".
+#
+# Usage: tests/cli/ingest.sh        (DBMCP=path/to/dbmcp to test another build)
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+BIN="${DBMCP:-$ROOT/build/dbmcp}"
+FIX="$ROOT/tests/cases/ingest"
+command -v sqlite3 >/dev/null || { echo "ingest.sh: sqlite3 is required" >&2; exit 1; }
+[ -x "$BIN" ] || { echo "ingest.sh: $BIN not built (run make)" >&2; exit 1; }
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+DB="$WORK/ingest.db"
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+dump() { sqlite3 "$DB" .dump | md5sum | cut -d' ' -f1; }
+q() { sqlite3 "$DB" "$1"; }
+
+# run NAME WANT_STATUS ARGS…: run dbmcp, keep stdout/stderr in $WORK/out|err.
+run() {
+  local name=$1 want=$2
+  shift 2
+  "$BIN" "$@" --db "$DB" >"$WORK/out" 2>"$WORK/err" </dev/null
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$name" "exit $got, want $want; stderr: $(head -c 400 "$WORK/err")"
+    return 1
+  fi
+  return 0
+}
+expect_out() { grep -qF -- "$2" "$WORK/out" && ok "$1" || fail "$1" "stdout lacks '$2': $(head -c 400 "$WORK/out")"; }
+expect_err() { grep -qF -- "$2" "$WORK/err" && ok "$1" || fail "$1" "stderr lacks '$2': $(head -c 400 "$WORK/err")"; }
+expect_eq() { [ "$2" == "$3" ] && ok "$1" || fail "$1" "got '$2', want '$3'"; }
+# refused NAME MESSAGE ARGS…: exit 1, MESSAGE on stderr, database unchanged.
+refused() {
+  local name=$1 msg=$2 before
+  shift 2
+  before="$(dump)"
+  run "$name" 1 "$@" && expect_err "$name: message" "$msg"
+  expect_eq "$name: database unchanged" "$(dump)" "$before"
+}
+search() { "$BIN" call search_documents "$1" --db "$DB" --interface default --json 2>"$WORK/err"; }
+
+"$BIN" init --db "$DB" 2>/dev/null || { echo "ingest.sh: init failed" >&2; exit 1; }
+q "INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('default', 'search_documents', 90)"
+
+# --- every format ---------------------------------------------------------------
+run "ingest four formats" 0 ingest "$FIX/plain.txt" "$FIX/notes.md" "$FIX/page.html" \
+  "$FIX/agreement.pdf" --collection t --interface default --meta 'team=hr,site=München' &&
+  expect_out "ingest four formats: report" "collection t: 4 added, 0 replaced, 0 unchanged"
+expect_eq "mime types" "$(q "SELECT group_concat(slug || '=' || mime_type, ' ') FROM (SELECT * FROM dbmcp_documents ORDER BY slug)")" \
+  "agreement=application/pdf notes=text/markdown page=text/html plain=text/plain"
+expect_eq "titles" "$(q "SELECT group_concat(title, '|') FROM (SELECT * FROM dbmcp_documents ORDER BY slug)")" \
+  "Zusammenfassung Druckindustrie|Betriebsvereinbarung Homeoffice|Parental leave policy|Staff handbook: travel expenses"
+expect_eq "languages detected" "$(q "SELECT group_concat(language, ' ') FROM (SELECT * FROM dbmcp_documents ORDER BY slug)")" "de de en en"
+expect_eq "metadata" "$(q "SELECT metadata FROM dbmcp_documents WHERE slug = 'notes'")" '{"site":"München","team":"hr"}'
+expect_eq "html: no script, style or noscript text" \
+  "$(q "SELECT count(*) FROM dbmcp_documents WHERE content LIKE '%SHOULDNOTAPPEAR%' OR content LIKE '%ALSONOT%' OR content LIKE '%font-family%'")" "0"
+expect_eq "html: headings as Markdown" "$(q "SELECT instr(content, '## Notice period') > 0 FROM dbmcp_documents WHERE slug = 'page'")" "1"
+expect_eq "pdf: text of both pages" "$(q "SELECT instr(content, 'Wochenarbeitszeit') > 0 AND instr(content, 'Kuendigungsfrist') > 0 FROM dbmcp_documents WHERE slug = 'agreement'")" "1"
+expect_eq "every chunk has an FTS row and a vector" \
+  "$(q "SELECT (SELECT count(*) FROM dbmcp_chunks) = (SELECT count(*) FROM dbmcp_chunk_vectors) AND (SELECT count(*) FROM dbmcp_chunks) > 4")" "1"
+expect_eq "chunk offsets point into the content" \
+  "$(q "SELECT count(*) FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id WHERE substr(CAST(d.content AS BLOB), c.start_byte + 1, c.end_byte - c.start_byte) <> CAST(c.text AS BLOB)")" "0"
+expect_eq "resource rows" "$(q "SELECT count(*) FROM dbmcp_resources WHERE uri LIKE 'doc://t/%'")" "4"
+search '{"query":"Homeoffice Pauschale","mode":"keyword","k":1}' | grep -q '"document": "doc://t/notes"' &&
+  ok "keyword search finds the Markdown document" || fail "keyword search" "$(cat "$WORK/err")"
+search '{"query":"parental leave notice","mode":"vector","k":1}' | grep -q '"document": "doc://t/page"' &&
+  ok "vector search finds the HTML document" || fail "vector search" "$(cat "$WORK/err")"
+search '{"query":"Kündigungsfrist Quartalsende","k":1}' | grep -q '"document": "doc://t/agreement"' &&
+  ok "hybrid search finds the PDF" || fail "hybrid search" "$(cat "$WORK/err")"
+search '{"query":"travel","filters":{"metadata":{"team":"sales"}}}' | grep -q '"shown": 0' &&
+  ok "metadata filter excludes" || fail "metadata filter" "$(cat "$WORK/err")"
+
+# --- chunk resources --------------------------------------------------------------
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+  '{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"doc://t/notes/chunks/2"}}' \
+  '{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"doc://t/notes/chunks/99"}}' \
+  '{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"doc://t/notes"}}' |
+  "$BIN" serve --db "$DB" >"$WORK/rpc" 2>/dev/null
+grep '"id":2' "$WORK/rpc" | grep -q 'Passage 2 of 4 of doc://t/notes' && ok "chunk resource read" || fail "chunk resource read" "$(head -c 400 "$WORK/rpc")"
+grep '"id":3' "$WORK/rpc" | grep -q 'Resource not found' && ok "missing chunk is not found" || fail "missing chunk" "$(head -c 400 "$WORK/rpc")"
+grep '"id":4' "$WORK/rpc" | grep -q 'Kernarbeitszeit' && ok "document resource read" || fail "document resource read" "$(head -c 400 "$WORK/rpc")"
+
+# --- re-ingest: unchanged is a no-op --------------------------------------------------
+before="$(dump)"
+run "re-ingest unchanged" 0 ingest "$FIX/plain.txt" "$FIX/notes.md" "$FIX/page.html" "$FIX/agreement.pdf" \
+  --collection t --meta 'team=hr,site=München' && expect_out "re-ingest: reported" "0 added, 0 replaced, 4 unchanged"
+expect_eq "re-ingest: database unchanged" "$(dump)" "$before"
+
+# --- changed content replaces chunks, FTS rows and vectors -----------------------------------
+sed 's/drei Tage/zwei Tage/; s/Kernarbeitszeit/Gleitzeitrahmen/' "$FIX/notes.md" >"$WORK/notes.md"
+run "changed content" 0 ingest "$WORK/notes.md" --collection t --meta 'team=hr,site=München' &&
+  expect_out "changed content: replaced" "replaced doc://t/notes"
+expect_eq "same document id kept" "$(q "SELECT count(*) FROM dbmcp_documents WHERE slug = 'notes'")" "1"
+expect_eq "old text gone from chunks" "$(q "SELECT count(*) FROM dbmcp_chunks WHERE text LIKE '%Kernarbeitszeit%'")" "0"
+search '{"query":"Kernarbeitszeit","mode":"keyword"}' | grep -q '"shown": 0' && ok "keyword search: old word gone" || fail "old word gone" "$(cat "$WORK/err")"
+search '{"query":"Gleitzeitrahmen","mode":"keyword","k":1}' | grep -q '"document": "doc://t/notes"' &&
+  ok "keyword search: new word found" || fail "new word found" "$(cat "$WORK/err")"
+expect_eq "vectors match chunks after replace" "$(q "SELECT (SELECT count(*) FROM dbmcp_chunks) = (SELECT count(*) FROM dbmcp_chunk_vectors)")" "1"
+expect_eq "resource text replaced" "$(q "SELECT instr(content_text, 'Gleitzeitrahmen') > 0 FROM dbmcp_resources WHERE uri = 'doc://t/notes'")" "1"
+
+# --- broken input leaves everything as it was -----------------------------------------
+head -c 700 "$FIX/agreement.pdf" >"$WORK/truncated.pdf"
+refused "truncated PDF" "PDF is truncated or corrupt" ingest "$WORK/truncated.pdf" --collection t
+refused "invalid UTF-8" "is not valid UTF-8 (byte 13: 0xfc)" ingest "$FIX/latin1.txt" --collection t
+truncate -s 100M "$WORK/huge.txt"
+refused "100 MB input" "is 104857600 bytes; the limit is 52428800 bytes (setting ingest.max_bytes)" \
+  ingest "$WORK/huge.txt" --collection t
+rm -f "$WORK/huge.txt"
+printf '\x00\x01\x02\xff\xfe binary' >"$WORK/blob.bin"
+refused "unknown format" "unknown format" ingest "$WORK/blob.bin" --collection t
+refused "one bad file among good ones" "not valid UTF-8" ingest "$WORK/notes.md" "$FIX/plain.txt" \
+  "$FIX/latin1.txt" --collection t2
+expect_eq "no collection t2" "$(q "SELECT count(*) FROM dbmcp_collections WHERE name = 't2'")" "0"
+# A failure in the middle of the write (after the old chunks were deleted).
+q "CREATE TRIGGER test_fail BEFORE INSERT ON dbmcp_chunk_vectors WHEN NEW.item_id % 2 = 0 BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+refused "failure mid-transaction" "injected failure" ingest "$FIX/notes.md" --collection t --meta 'team=hr,site=München'
+q "DROP TRIGGER test_fail"
+refused "unknown interface" "no interface named 'nope'" ingest "$FIX/plain.txt" --collection t3 --interface nope
+refused "bad collection name" "collection name 'Bad Name!' is not allowed" ingest "$FIX/plain.txt" --collection 'Bad Name!'
+run "overlap >= max-tokens is a usage error" 2 ingest "$FIX/plain.txt" --chunk tokens --max-tokens 20 --overlap 20 &&
+  expect_err "overlap: message" "--overlap (20) must be smaller than --max-tokens (20)"
+
+# --- chunk options --------------------------------------------------------------------
+run "token chunking" 0 ingest "$FIX/plain.txt" --collection small --chunk tokens --max-tokens 16 --overlap 4
+expect_eq "token chunking: several chunks" "$(q "SELECT count(*) > 2 FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id WHERE d.collection = 'small'")" "1"
+expect_eq "token chunking: recorded on the collection" "$(q "SELECT chunk_strategy || '/' || chunk_max_tokens || '/' || chunk_overlap FROM dbmcp_collections WHERE name = 'small'")" "tokens/16/4"
+
+# --- reembed ------------------------------------------------------------------------
+q "INSERT INTO dbmcp_settings (key, value) VALUES ('embed.dim', '128') ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+sed 's/zwei Tage/vier Tage/' "$WORK/notes.md" >"$WORK/notes2.md"
+refused "ingest with another model refused" "holds vectors of model builtin-lexical-v1@384 but the configured embedder is builtin-lexical-v1@128; run \`dbmcp reembed --collection t\` first" ingest "$WORK/notes2.md" --collection t
+run "reembed" 0 reembed --collection t && expect_out "reembed: report" "embedded with builtin-lexical-v1@128"
+expect_eq "reembed: only the new model" "$(q "SELECT group_concat(DISTINCT model) FROM dbmcp_chunk_vectors v JOIN dbmcp_chunks c ON c.id = v.item_id JOIN dbmcp_documents d ON d.id = c.document_id WHERE d.collection = 't'")" "builtin-lexical-v1@128"
+expect_eq "reembed: collection model" "$(q "SELECT embed_model || ' ' || embed_dim FROM dbmcp_collections WHERE name = 't'")" "builtin-lexical-v1@128 128"
+search '{"query":"parental leave notice","mode":"vector","k":1,"filters":{"collection":"t"}}' | grep -q '"document": "doc://t/page"' &&
+  ok "vector search with the new model" || fail "vector search after reembed" "$(cat "$WORK/err")"
+run "reembed unknown collection" 1 reembed --collection nope && expect_err "reembed unknown: message" "no collection named 'nope'"
+run "help ingest" 0 help ingest && expect_out "help ingest: flags" "--max-tokens"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

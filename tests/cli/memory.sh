@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# memory.sh — agent memory end to end (docs/memory.md) through the one
+# dispatch path: `dbmcp call --principal` and HTTP with real API keys
+# (`dbmcp keys create`, curl). Cases: keyword recall before embeddings
+# exist; de-duplication; knowledge versioning with as-of reads before and
+# after an update, forgetting; scope isolation between users (arguments,
+# links and graph traversal never reach another user's rows; an agent-bound
+# key cannot switch agents); clear errors for bad arguments; expiry and
+# compaction, including a crash inside a compaction transaction; a server
+# killed while embedding jobs are pending, restarted, completing them all.
+# Never asserts timings. Prints "N passed, M failed"; exits 1 on failure.
+#
+# Usage: tests/cli/memory.sh     (DBMCP=path/to/dbmcp to test another build)
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+BIN="${DBMCP:-$ROOT/build/dbmcp}"
+
+command -v node >/dev/null || { echo "memory.sh: node is required" >&2; exit 1; }
+command -v sqlite3 >/dev/null || { echo "memory.sh: sqlite3 is required" >&2; exit 1; }
+command -v curl >/dev/null || { echo "memory.sh: curl is required" >&2; exit 1; }
+[ -x "$BIN" ] || { echo "memory.sh: $BIN not built (run make)" >&2; exit 1; }
+
+WORK="$(mktemp -d)"
+SERVER_PID=""
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill -9 "$SERVER_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+unset DBMCP_DB DBMCP_PRINCIPAL DBMCP_INTERFACE
+export DBMCP_LOG=error
+
+passed=0
+failed=0
+OUT="$WORK/out"
+ERR="$WORK/err"
+DB="$WORK/memory.db"
+
+ok() { passed=$((passed + 1)); }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $1" >&2
+  [ -s "$OUT" ] && sed 's/^/  out: /' "$OUT" | head -20 >&2
+  [ -s "$ERR" ] && sed 's/^/  err: /' "$ERR" | head -10 >&2
+}
+# expect NAME CMD...: the command succeeds.
+expect() {
+  local name=$1
+  shift
+  if "$@"; then ok; else fail "$name"; fi
+}
+
+# call PRINCIPAL TOOL JSON: one tool call as that user (interface memory);
+# the result text in $OUT, stderr in $ERR; returns dbmcp's status.
+call() {
+  "$BIN" call --db "$DB" --interface memory --principal "$1" "$2" "$3" >"$OUT" 2>"$ERR"
+}
+# j EXPR: evaluate a JS expression over the JSON in $OUT (as r); prints it.
+j() { node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));const v=('"$1"');process.stdout.write(String(v))' "$OUT"; }
+# is EXPR: the expression over $OUT is true.
+is() { [ "$(j "$1" 2>/dev/null)" = true ]; }
+# sql QUERY: run SQL on the database (never touches the FTS table).
+sql() { sqlite3 -cmd '.timeout 5000' "$DB" "$1"; }
+set_setting() { sql "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('$1', '$2')"; }
+now_iso() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+# fails_with TEXT: the last call failed and said TEXT.
+fails_with() { ! [ "$1" = "" ] && grep -qF -- "$1" "$OUT" "$ERR"; }
+
+# init: a database with the interface `memory` serving the memory tools, as
+# `init --demo` sets it up (the base seed defines the tools, no interface).
+init() {
+  "$BIN" init --db "$DB" >/dev/null 2>"$ERR" || { cat "$ERR" >&2; exit 1; }
+  sql "INSERT INTO dbmcp_interfaces (name, description) VALUES ('memory', 'memory tools');
+       INSERT INTO dbmcp_interface_tools (interface, tool) SELECT 'memory', name FROM dbmcp_tools
+       WHERE handler IN ('save_message', 'get_session_history', 'save_episode', 'search_episodes',
+       'save_knowledge', 'get_knowledge', 'search_knowledge', 'forget_knowledge', 'memory_search',
+       'link', 'memory_graph')"
+}
+init
+
+# --- keyword recall before embeddings ------------------------------------------------
+
+call alice save_message '{"role":"user","content":"The warehouse in Hamburg opens at seven in the morning."}'
+SESSION=$(j r.session_id)
+expect "save_message opens a session" is 'r.new_session===true && r.message_id>0 && r.agent==="default"'
+call alice memory_search '{"query":"when does the Hamburg warehouse open"}'
+expect "a fresh message is found by keyword before any embedding exists" \
+  is 'r.hits.length===1 && r.hits[0].tier==="message" && r.hits[0].embedded===false && r.hits[0].scores.keyword_rank===1 && r.hits[0].scores.vector_rank===0'
+expect "each hit reports its component scores" \
+  is '["rrf","bm25","status_weight","recency_weight","frequency_weight","final"].every(k=>typeof r.hits[0].scores[k]==="number")'
+expect "the embedding job is still pending (nothing embeds outside serve)" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")" -ge 1
+expect "the search was logged" \
+  test "$(sql "SELECT count(*) FROM dbmcp_memory_log WHERE user_id='alice' AND operation='search' AND results=1")" = 1
+
+# --- de-duplication ----------------------------------------------------------------------
+
+call alice save_message "{\"session_id\":\"$SESSION\",\"role\":\"assistant\",\"content\":\"Noted: Hamburg opens at seven.\"}"
+M2=$(j r.message_id)
+call alice save_message "{\"session_id\":\"$SESSION\",\"role\":\"assistant\",\"content\":\"  Noted: Hamburg opens at seven.\r\n\"}"
+expect "an exact repeat of the last message is not stored again" is "r.message_id===$M2 && r.deduplicated===true"
+call alice save_message '{"role":"user","content":"Noted: Hamburg opens at seven."}'
+expect "the same text in another session shares the stored content" is 'r.deduplicated===true && r.new_session===true'
+expect "the content is stored once per scope" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_items WHERE user_id='alice' AND text='Noted: Hamburg opens at seven.'")" = 1
+call alice get_session_history "{\"session_id\":\"$SESSION\"}"
+expect "history keeps every message of the session in order" \
+  is 'r.messages.length===2 && r.messages[0].role==="user" && r.messages[1].content==="Noted: Hamburg opens at seven."'
+call bob save_message '{"role":"user","content":"Noted: Hamburg opens at seven."}'
+expect "another user's identical text is a separate item" \
+  is 'r.deduplicated===false'
+
+# --- knowledge versions and as-of reads ------------------------------------------------------
+
+T0=$(now_iso); sleep 0.05
+call alice save_knowledge '{"key":"home_city","value":"Berlin","category":"user_preference"}'
+K1=$(j r.knowledge_id)
+sleep 0.05; T1=$(now_iso); sleep 0.05
+call alice save_knowledge '{"key":"home_city","value":"Munich","category":"user_preference"}'
+K2=$(j r.knowledge_id)
+sleep 0.05; T2=$(now_iso)
+call alice get_knowledge "{\"key\":\"home_city\",\"as_of\":\"$T1\"}"
+expect "as of a time before the update the old value is read" is 'r.versions.length===1 && r.versions[0].value==="Berlin" && r.versions[0].effective_to!==null'
+call alice get_knowledge '{"key":"home_city"}'
+expect "after the update the current value is the new one" is 'r.versions.length===1 && r.versions[0].value==="Munich" && r.versions[0].effective_to===null'
+call alice get_knowledge "{\"key\":\"home_city\",\"as_of\":\"$T0\"}"
+expect "as of a time before the first version nothing was known" is 'r.versions.length===0'
+call alice get_knowledge '{"key":"home_city","history":true}'
+expect "the old version was closed, not overwritten" \
+  is 'r.versions.length===2 && r.versions[0].closed_by==="update" && r.versions[0].effective_to===r.versions[1].effective_from'
+call alice save_knowledge '{"key":"home_city","value":"  Munich ","category":"user_preference"}'
+expect "the same value again changes nothing" is "r.unchanged===true && r.knowledge_id===$K2"
+call alice search_knowledge '{"query":"home city"}'
+expect "search_knowledge sees only the current version" is 'r.hits.length===1 && r.hits[0].key==="home_city" && r.hits[0].text.includes("Munich")'
+call alice search_knowledge "{\"query\":\"home city\",\"as_of\":\"$T1\"}"
+expect "search_knowledge as_of sees the version then in force" is "r.hits.length===1 && r.hits[0].id===\"$K1\""
+call alice memory_graph "{\"kind\":\"knowledge\",\"id\":\"$K2\"}"
+expect "the new version supersedes the old one in the graph" \
+  is "r.edges.some(e=>e.relation===\"supersedes\" && e.from===\"knowledge:$K2\" && e.to===\"knowledge:$K1\")"
+call alice forget_knowledge '{"key":"home_city"}'
+expect "forget closes the current version" is 'r.closed==="home_city" && r.versions===1'
+call alice get_knowledge '{"key":"home_city"}'
+expect "after forgetting there is no current value" is 'r.versions.length===0'
+call alice get_knowledge "{\"key\":\"home_city\",\"as_of\":\"$T2\"}"
+expect "the past is still readable after forgetting" is 'r.versions.length===1 && r.versions[0].value==="Munich"'
+
+# --- episodes ------------------------------------------------------------------------------
+
+call alice save_episode "{\"session_id\":\"$SESSION\",\"task_type\":\"lookup\",\"description\":\"Find the opening hours of the Hamburg warehouse\",\"status\":\"success\",\"summary\":\"Opens at seven.\"}"
+EP=$(j r.episode_id)
+call alice save_episode '{"task_type":"lookup","description":"Find the opening hours of the Bremen warehouse","status":"failed","summary":"Bremen hours unknown."}'
+call alice search_episodes '{"query":"opening hours warehouse"}'
+expect "successful episodes rank first" is 'r.hits.length===2 && r.hits[0].status==="success" && r.hits[0].scores.status_weight>r.hits[1].scores.status_weight'
+call alice save_episode "{\"session_id\":\"$SESSION\",\"task_type\":\"lookup\",\"description\":\"Find the opening hours of the Hamburg warehouse\",\"status\":\"success\",\"summary\":\"Opens at seven.\"}"
+expect "the same episode is stored once" is "r.deduplicated===true && r.episode_id===$EP"
+call alice link "{\"src_kind\":\"knowledge\",\"src_id\":\"$K1\",\"dst_kind\":\"episode\",\"dst_id\":\"$EP\",\"relation\":\"about\"}"
+expect "link connects two items of the caller's memory" is 'r.link_id>0 && r.existed===false'
+call alice memory_graph "{\"kind\":\"session\",\"id\":\"$SESSION\",\"depth\":3}"
+expect "the graph walks session → episode → knowledge" \
+  is "r.nodes.some(n=>n.kind===\"episode\" && n.id===\"$EP\") && r.nodes.some(n=>n.kind===\"knowledge\" && n.id===\"$K1\")"
+
+# --- scope isolation -------------------------------------------------------------------------
+
+ALICE_ROWS="$(sql "SELECT (SELECT count(*) FROM dbmcp_mem_messages WHERE user_id='alice') || '/' || (SELECT count(*) FROM dbmcp_mem_links WHERE user_id='alice') || '/' || (SELECT count(*) FROM dbmcp_mem_knowledge WHERE user_id='alice')")"
+call bob memory_search '{"query":"Hamburg warehouse opening hours seven"}'
+expect "bob's search never returns alice's rows" is 'r.hits.every(h=>h.text==="Noted: Hamburg opens at seven.") && r.hits.length<=1'
+call bob memory_search '{"query":"Hamburg warehouse opening hours seven","agent":"default","tiers":["episode","knowledge"]}'
+expect "naming alice's agent does not help bob" is 'r.hits.length===0'
+call bob get_session_history "{\"session_id\":\"$SESSION\"}"
+expect "bob cannot read alice's session" fails_with "unknown session"
+call bob save_message "{\"session_id\":\"$SESSION\",\"role\":\"user\",\"content\":\"injected\"}"
+expect "bob cannot write into alice's session" fails_with "unknown session"
+call bob get_knowledge '{"key":"home_city","history":true}'
+expect "bob cannot read alice's knowledge" is 'r.versions.length===0'
+call bob forget_knowledge '{"key":"home_city","erase":true}'
+expect "bob cannot erase alice's knowledge" fails_with "no knowledge"
+call bob save_message '{"role":"user","content":"bob was here"}'
+BOB_SESSION=$(j r.session_id)
+call bob link "{\"src_kind\":\"session\",\"src_id\":\"$BOB_SESSION\",\"dst_kind\":\"episode\",\"dst_id\":\"$EP\",\"relation\":\"about\"}"
+expect "bob cannot link to alice's episode" fails_with "no episode '$EP'"
+call bob memory_graph "{\"kind\":\"episode\",\"id\":\"$EP\"}"
+expect "bob cannot start a graph walk at alice's episode" fails_with "no episode '$EP'"
+call bob memory_graph "{\"kind\":\"session\",\"id\":\"$BOB_SESSION\",\"depth\":4}"
+expect "bob's graph walk stays in bob's memory" is 'r.nodes.length===1 && r.edges.length===0'
+expect "alice's rows are untouched by bob's attempts" \
+  test "$(sql "SELECT (SELECT count(*) FROM dbmcp_mem_messages WHERE user_id='alice') || '/' || (SELECT count(*) FROM dbmcp_mem_links WHERE user_id='alice') || '/' || (SELECT count(*) FROM dbmcp_mem_knowledge WHERE user_id='alice')")" = "$ALICE_ROWS"
+call alice memory_search '{"query":"Hamburg","agent":"planner"}'
+expect "another agent of the same user has its own memory" is 'r.hits.length===0'
+
+# Over HTTP with real keys: carol (any agent), dave, and carol bound to agent bot.
+KEY_CAROL=$("$BIN" keys create --db "$DB" --interface memory --user carol 2>/dev/null)
+KEY_DAVE=$("$BIN" keys create --db "$DB" --interface memory --user dave 2>/dev/null)
+KEY_BOT=$("$BIN" keys create --db "$DB" --interface memory --user carol --agent bot 2>/dev/null)
+start_server() {
+  for _ in 1 2 3 4 5; do
+    PORT=$((20000 + RANDOM % 30000))
+    "$BIN" serve --db "$DB" --http "127.0.0.1:$PORT" >"$WORK/server.out" 2>"$WORK/server.err" &
+    SERVER_PID=$!
+    for _ in $(seq 1 100); do
+      if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp" 2>/dev/null; then return 0; fi
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.05
+    done
+    kill -9 "$SERVER_PID" 2>/dev/null
+    wait "$SERVER_PID" 2>/dev/null
+  done
+  echo "memory.sh: the server did not start:" >&2
+  cat "$WORK/server.err" >&2
+  exit 1
+}
+stop_server() { # stop_server SIGNAL
+  kill "-$1" "$SERVER_PID" 2>/dev/null
+  wait "$SERVER_PID" 2>/dev/null
+  SERVER_PID=""
+}
+# http KEY TOOL JSON: a stateless tools/call; the tool's text result in $OUT.
+http() {
+  local body
+  body=$(node -e 'process.stdout.write(JSON.stringify({jsonrpc:"2.0",id:1,method:"tools/call",params:{name:process.argv[1],arguments:JSON.parse(process.argv[2]),_meta:{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}))' "$2" "$3")
+  curl -s "http://127.0.0.1:$PORT/mcp" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
+    -H 'Mcp-Method: tools/call' -H "Mcp-Name: $2" -d "$body" >"$WORK/http.json" 2>"$ERR"
+  node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));const c=(r.result&&r.result.content)||[];process.stdout.write(c.map(b=>b.text).join("\n")||JSON.stringify(r));process.exit(r.result&&!r.result.isError?0:1)' "$WORK/http.json" >"$OUT"
+}
+start_server
+http "$KEY_CAROL" save_knowledge '{"key":"salary_band","value":"E13"}'
+expect "carol saves over HTTP" is 'r.knowledge_id>0'
+http "$KEY_DAVE" get_knowledge '{"key":"salary_band"}'
+expect "dave's key cannot read carol's knowledge" is 'r.versions.length===0'
+http "$KEY_DAVE" search_knowledge '{"query":"salary band E13","agent":"default"}'
+expect "dave's key cannot find carol's knowledge, whatever agent it names" is 'r.hits.length===0'
+http "$KEY_CAROL" get_knowledge '{"key":"salary_band"}'
+expect "carol reads her own knowledge" is 'r.versions.length===1 && r.versions[0].value==="E13"'
+http "$KEY_BOT" get_knowledge '{"key":"salary_band","agent":"default"}'
+expect "a key bound to agent bot may not use another agent" fails_with "may only use agent 'bot'"
+http "$KEY_BOT" save_knowledge '{"key":"salary_band","value":"E14"}'
+http "$KEY_CAROL" get_knowledge '{"key":"salary_band"}'
+expect "agent bot's memory is separate from agent default's" is 'r.versions[0].value==="E13"'
+http "$KEY_CAROL" get_knowledge '{"key":"salary_band","agent":"bot"}'
+expect "a key for any agent of carol may read agent bot" is 'r.versions[0].value==="E14"'
+stop_server TERM
+expect "every row carries its scope" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_knowledge WHERE user_id IS NULL OR agent_id IS NULL OR user_id='' OR agent_id=''")" = 0
+
+# --- bad arguments -----------------------------------------------------------------------------
+
+call alice get_session_history '{"session_id":"no-such-session"}'
+expect "unknown session: clear error" fails_with "session_id: unknown session 'no-such-session'"
+set_setting memory.max_content_bytes 100
+SESSIONS_BEFORE=$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE user_id='alice'")
+call alice save_message "{\"role\":\"user\",\"content\":\"$(printf 'x%.0s' $(seq 1 150))\"}"
+expect "huge content: clear error naming the limit" fails_with "content is 150 bytes; the limit is 100 (setting memory.max_content_bytes)"
+expect "a refused message leaves no empty session behind" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE user_id='alice'")" = "$SESSIONS_BEFORE"
+sql "DELETE FROM dbmcp_settings WHERE key='memory.max_content_bytes'"
+call alice get_knowledge '{"key":"home_city","as_of":"last tuesday"}'
+expect "invalid time: clear error" fails_with "as_of: 'last tuesday' is not an ISO-8601 time"
+call alice memory_search '{"query":"x","from":"2026-02-30"}'
+expect "impossible date: clear error" fails_with "from: '2026-02-30' is not a valid date"
+call alice memory_search '{"query":"Hamburg","tiers":["facts"]}'
+expect "bad tier: clear error" fails_with "tiers"
+call alice save_message '{"role":"robot","content":"hi"}'
+expect "bad role: clear error" fails_with "role"
+call alice save_episode '{"description":"x","status":"done"}'
+expect "bad status: clear error" fails_with "status"
+call alice link "{\"src_kind\":\"episode\",\"src_id\":\"$EP\",\"dst_kind\":\"episode\",\"dst_id\":\"999999\",\"relation\":\"about\"}"
+expect "link to a missing item: clear error" fails_with "dst_id: no episode '999999'"
+call alice memory_search '{"query":"!!! ???"}'
+expect "a query without words: clear error" fails_with "query"
+call alice save_episode '{"description":"x","status":"success","started_at":"2026-12-02T10:00Z","ended_at":"2026-12-01T10:00Z"}'
+expect "start after end: clear error" fails_with "started_at: must not be after ended_at"
+
+# --- expiry and compaction (own database) ---------------------------------------------------------
+
+DB="$WORK/compact.db"
+init
+set_setting memory.session_idle_s 1
+for s in 1 2 3; do
+  call erin save_message "{\"role\":\"user\",\"content\":\"Session $s: please book a meeting room for the budget review.\"}"
+  eval "S$s=\$(j r.session_id)"
+  call erin save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assistant\",\"content\":\"Booked room $s for the budget review on Friday. The projector is reserved too.\"}"
+done
+call erin save_message '{"role":"user","content":"this session stays active"}'
+ACTIVE=$(j r.session_id)
+sleep 1.3
+sql "UPDATE dbmcp_mem_sessions SET last_active_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id='$ACTIVE'"
+(DBMCP_TEST_COMPACT_ABORT=2 "$BIN" memory compact --db "$DB"; exit $?) >"$OUT" 2>"$ERR"
+expect "the injected crash killed compaction mid-transaction" test $? -ne 0
+expect "the crash lost nothing: one session done, its episode whole, the rest untouched" \
+  test "$(sql "SELECT (SELECT count(*) FROM dbmcp_mem_sessions WHERE state='compacted') || '/' || (SELECT count(*) FROM dbmcp_mem_episodes) || '/' || (SELECT count(*) FROM dbmcp_mem_messages)")" = "1/1/7"
+"$BIN" memory compact --db "$DB" >"$OUT" 2>"$ERR"
+expect "a rerun finishes the work" grep -q "sessions expired into episodes: 2" "$OUT"
+expect "every expired session became exactly one episode; the active one did not" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions s JOIN dbmcp_mem_episodes e ON e.id = s.episode_id AND e.session_id = s.id WHERE s.state='compacted'")/$(sql "SELECT state FROM dbmcp_mem_sessions WHERE id='$ACTIVE'")" = "3/active"
+call erin search_episodes "{\"query\":\"budget review projector\"}"
+expect "the episode carries an extractive summary of the session" \
+  is 'r.hits.length===3 && r.hits.every(h=>h.task_type==="session" && h.text.includes("budget review") && h.text.includes("assistant: "))'
+call erin get_session_history "{\"session_id\":\"$S1\"}"
+expect "an expired session keeps its messages until retention" is 'r.messages.length===2 && r.compacted===false'
+call erin save_message "{\"session_id\":\"$S1\",\"role\":\"user\",\"content\":\"more\"}"
+expect "a compacted session cannot be continued" fails_with "compacted into an episode"
+set_setting memory.session_idle_s 3600
+set_setting memory.episode_retention_s 0
+"$BIN" memory compact --db "$DB" >"$OUT" 2>"$ERR"
+expect "retention drops the raw messages of old episodes" grep -q "episodes past retention:        3 (raw messages dropped: 6)" "$OUT"
+call erin get_session_history "{\"session_id\":\"$S2\"}"
+expect "history says the session was compacted" is 'r.messages.length===0 && r.compacted===true'
+call erin search_episodes '{"query":"budget review projector"}'
+expect "the episodes keep their summaries" is 'r.hits.length===3'
+expect "items no longer referenced are gone with their jobs" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_items i WHERE tier='message' AND NOT EXISTS (SELECT 1 FROM dbmcp_mem_messages m WHERE m.item_id=i.id)")/$(sql "SELECT count(*) FROM dbmcp_mem_jobs j WHERE NOT EXISTS (SELECT 1 FROM dbmcp_mem_items i WHERE i.id=j.item_id)")" = "0/0"
+set_setting memory.knowledge_keep_versions 1
+for v in A B C; do call erin save_knowledge "{\"key\":\"room\",\"value\":\"$v\"}"; done
+"$BIN" memory compact --db "$DB" >"$OUT" 2>"$ERR"
+expect "old knowledge versions are pruned by policy" grep -q "knowledge versions pruned:      1" "$OUT"
+call erin get_knowledge '{"key":"room","history":true}'
+expect "pruning keeps the current and the newest closed versions" is 'r.versions.map(v=>v.value).join()==="B,C"'
+
+# --- restart with pending embedding jobs ---------------------------------------------------------
+
+DB="$WORK/jobs.db"
+init
+KEY=$("$BIN" keys create --db "$DB" --interface memory --user frank 2>/dev/null)
+# An embedding service that refuses connections: jobs fail and back off.
+set_setting embed.kind http
+set_setting embed.url "http://127.0.0.1:9/v1"
+set_setting embed.model test
+set_setting embed.dim 8
+set_setting embed.retries 0
+set_setting memory.job_backoff_s 1
+start_server
+for i in $(seq 1 20); do
+  http "$KEY" save_message "{\"role\":\"user\",\"content\":\"Fact number $i: the code for locker $i is $((i * 37 % 1000)).\"}" || fail "write $i"
+done
+for _ in $(seq 1 100); do
+  [ "$(sql "SELECT count(*) FROM dbmcp_mem_jobs WHERE attempts > 0 AND last_error IS NOT NULL")" -gt 0 ] && break
+  sleep 0.1
+done
+expect "failed jobs are kept with their error, retried with backoff" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_jobs WHERE attempts > 0 AND last_error IS NOT NULL")" -gt 0
+http "$KEY" memory_search '{"query":"locker 7 code"}'
+expect "while jobs are pending, recall falls back to keywords" is 'r.hits.length>0 && r.hits[0].text.includes("locker 7 ") && r.hits[0].embedded===false'
+stop_server KILL
+expect "the killed server left its jobs pending, nothing lost" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")/$(sql "SELECT count(*) FROM dbmcp_mem_messages")" = "20/20"
+sql "DELETE FROM dbmcp_settings WHERE key LIKE 'embed.%'"
+start_server
+for _ in $(seq 1 200); do
+  [ "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")" = 0 ] && break
+  sleep 0.1
+done
+expect "after the restart every pending job completed" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")/$(sql "SELECT count(*) FROM dbmcp_mem_vectors")/$(sql "SELECT count(*) FROM dbmcp_mem_items")" = "0/20/20"
+http "$KEY" memory_search '{"query":"locker 7 code"}'
+expect "recall now uses the vectors too" is 'r.hits[0].embedded===true && r.hits.some(h=>h.scores.vector_rank>0) && r.mode==="hybrid"'
+stop_server TERM
+"$BIN" memory jobs --db "$DB" >"$OUT" 2>"$ERR"
+expect "memory jobs reports an empty queue" grep -q "pending jobs: 0" "$OUT"
+
+# The compaction schedule inside serve.
+set_setting memory.session_idle_s 1
+set_setting memory.compact_interval_s 1
+start_server
+for _ in $(seq 1 100); do
+  [ "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")" = 0 ] && break
+  sleep 0.1
+done
+stop_server TERM
+expect "serve compacts expired sessions on its schedule" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")/$(sql "SELECT count(*) FROM dbmcp_mem_episodes")" = "0/20"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -81,6 +81,8 @@ extern const cli_command cli_cmd_embed;
  * default (embedder_set_default), so embed() in SQL matches the stored
  * vectors; on failure log a warning and keep the builtin (cmd_embed.c). */
 void cli_set_default_embedder(const char *db_url);
+/* A chat with the LLM orchestrator (cmd_chat.c). */
+extern const cli_command cli_cmd_chat;
 
 /* The server and the local identity as serve/call build them from --db,
  * --allowed-tools, --principal, --interface (cmd_core.c); both print the

@@ -31,6 +31,7 @@ static const cli_command *const core_commands[] = {
     &cli_cmd_thesaurus_import,
     &cli_cmd_thesaurus_stats,
     &cli_cmd_embed,
+    &cli_cmd_chat,
     &cli_cmd_ingest,
     &cli_cmd_reembed,
     NULL,

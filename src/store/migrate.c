@@ -19,6 +19,7 @@ static const migration sqlite_migrations[] = {
     {2, "0002_search", asset_sqlite_0002_search_start},
     {3, "0003_thesaurus", asset_sqlite_0003_thesaurus_start},
     {4, "0004_memory", asset_sqlite_0004_memory_start},
+    {5, "0005_orchestrator", asset_sqlite_0005_orchestrator_start},
 };
 
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))

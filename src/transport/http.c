@@ -45,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/chat.h"
+
 #define HTTP_DEFAULT_MAX_BODY ((size_t)4 * 1024 * 1024)
 #define HTTP_DEFAULT_TIMEOUT_S 30
 #define HTTP_DEFAULT_SESSION_IDLE_S 3600
@@ -160,6 +162,7 @@ typedef struct http_request {
     size_t discarded;    /* bytes thrown away while too_big */
     int json_ok, sse_ok; /* from Accept */
     mcp_identity who;    /* the caller, after auth */
+    int chat;            /* POST /v1/chat (transport/chat.h) */
     http_stream *stream; /* a reference, when the request got a stream */
 } http_request;
 
@@ -1650,6 +1653,28 @@ static enum MHD_Result route_mcp(http_daemon *hd, struct MHD_Connection *c, cons
     return MHD_YES;
 }
 
+/* /v1/chat: POST with a bearer key; the body is read, then chat_reply. */
+static enum MHD_Result route_chat(http_daemon *hd, struct MHD_Connection *c, const char *method,
+                                  http_request *req)
+{
+    if (strcmp(method, "POST") != 0)
+        return reply_method_not_allowed(c, "POST");
+    if (authenticate(hd, c, &req->who) != 0)
+        return reply_unauthorized(hd, c);
+    if (body_too_long(hd, c))
+        return reply_too_large(c);
+    req->chat = 1;
+    req->responded = 0; /* wait for the body */
+    return MHD_YES;
+}
+
+static enum MHD_Result chat_reply(http_daemon *hd, struct MHD_Connection *c, http_request *req)
+{
+    unsigned status = 500;
+    json_t *out = http_chat_handle(hd->srv, &req->who, req->body, req->len, &status);
+    return reply_json(c, status, out, NULL);
+}
+
 /* First call of a request: headers only. */
 static enum MHD_Result on_headers(http_daemon *hd, struct MHD_Connection *c, const char *url,
                                   const char *method, void **con_cls)
@@ -1671,6 +1696,8 @@ static enum MHD_Result on_headers(http_daemon *hd, struct MHD_Connection *c, con
     if (is_well_known(url))
         return strcmp(method, "GET") == 0 ? reply_resource_metadata(hd, c)
                                           : reply_method_not_allowed(c, "GET");
+    if (strcmp(url, "/v1/chat") == 0)
+        return route_chat(hd, c, method, req);
     if (strcmp(url, "/mcp") != 0)
         return reply_error(c, MHD_HTTP_NOT_FOUND, NULL, JSONRPC_INVALID_REQUEST, "Not Found", NULL);
     return route_mcp(hd, c, method, req);
@@ -1726,6 +1753,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     req->responded = 1;
     if (req->too_big)
         return reply_too_large(c);
+    if (req->chat)
+        return chat_reply(hd, c, req);
     return post_message(hd, c, req);
 }
 

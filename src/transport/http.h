@@ -65,6 +65,9 @@
  * SSE stream (list_changed, resources/updated, requests outside a POST);
  * a newer GET replaces an older one; `: keepalive` comments every 15 s.
  *
+ * POST /v1/chat (bearer key as for /mcp) runs one chat of the LLM
+ * orchestrator on the connection's thread; see transport/chat.h.
+ *
  * Threading: libmicrohttpd runs one thread per connection; requests run
  * on worker threads (capped); the calling thread waits for SIGTERM/SIGINT.
  * Only one http_serve may run per process (the signal handler is global).

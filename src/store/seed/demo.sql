@@ -1486,19 +1486,62 @@ INSERT INTO dbmcp_plans (name, description, interface, system_prompt, extended_p
    'Questions about terms, synonyms and their relations, answered from the SKOS thesaurus.',
    'ontology', 'ontology_system', 'ontology_extended', 6, 0);
 
-INSERT INTO dbmcp_plan_steps (plan, step_no, description, tool_choice, tools, max_iterations) VALUES
-  ('sales_analysis', 1, 'Collect the figures with the reviewed report tools (sales_by_region, sales_by_region_quarter, top_products, monthly_revenue, segment_mix, agreements_by_region_sector): one call per year, region or category needed; ask the user if a required parameter is missing.',
-   'auto', '["sales_by_region", "sales_by_region_quarter", "top_products", "monthly_revenue", "segment_mix", "agreements_by_region_sector", "server_info"]', 6),
-  ('sales_analysis', 2, 'Only for what no report tool answered: look up the tables and columns with list_tables, search_objects and describe_table, then run one read-only query with execute_query (aggregated in SQL); fix a refused query from the rule it names.',
-   'auto', '["list_tables", "search_objects", "describe_table", "execute_query"]', 6),
-  ('sales_analysis', 3, 'Write the answer from the collected tool results: a compact table and a short interpretation, citing the document URI of every agreement quoted; no further tool calls.',
-   'none', NULL, 1),
-  ('tarif_lookup', 1, 'Identify Tarifgebiet and Branche, find the candidate agreements with agreements_by_region_sector or in doc://tarif/index and read the matching doc://tarif/{slug} documents; ask the user when region or sector is missing.',
-   'auto', '["agreements_by_region_sector", "server_info"]', 3),
-  ('tarif_lookup', 2, 'Answer with the exact figures, citing document URI and paragraph (§); no further tool calls.',
-   'none', NULL, 1),
-  ('ontology_explore', 1, 'Look the term up in thesaurus://tarif/skos (prefLabel/altLabel, de/en) and explain it with synonyms, broader, narrower and related concepts.',
-   'none', NULL, 1);
+-- Step kinds (migration 0005, docs/plans.md): analyse records the prompt
+-- analysis, tool is a deterministic call before the model is asked, llm is
+-- the tool-calling loop, save_episode writes the run to episodic memory.
+INSERT INTO dbmcp_plan_steps (plan, step_no, kind, description, tool_choice, tools, max_iterations, tool, arguments) VALUES
+  ('sales_analysis', 1, 'analyse', 'Extract years, quarters, regions and amounts from the question (entity rules).',
+   'none', NULL, 1, NULL, NULL),
+  ('sales_analysis', 2, 'llm', 'Collect the figures with the reviewed report tools (sales_by_region, sales_by_region_quarter, top_products, monthly_revenue, segment_mix, agreements_by_region_sector): one call per year, region or category needed. Only for what no report tool answers: look up tables and columns with list_tables, search_objects and describe_table, then run one read-only query with execute_query (aggregated in SQL). Then answer with a compact table and a short interpretation.',
+   'auto', '["sales_by_region", "sales_by_region_quarter", "top_products", "monthly_revenue", "segment_mix", "agreements_by_region_sector", "server_info", "list_tables", "search_objects", "describe_table", "execute_query"]', 8, NULL, NULL),
+  ('sales_analysis', 3, 'save_episode', 'Save the question and the answer as an episode.',
+   'none', NULL, 1, NULL, NULL),
+  ('tarif_lookup', 1, 'analyse', 'Find the Tarifgebiet (required) and other entities in the question.',
+   'none', NULL, 1, NULL, NULL),
+  ('tarif_lookup', 2, 'tool', 'Fetch the key figures of the agreements of that Tarifgebiet before the model is asked.',
+   'none', NULL, 1, 'agreements_by_region_sector', '{"region": "{{entity.tarifgebiet}}"}'),
+  ('tarif_lookup', 3, 'llm', 'Answer with the exact figures, citing the document URI; query agreements_by_region_sector again (e.g. Bundesgebiet, or by sector) only when the fetched figures do not cover the question.',
+   'auto', '["agreements_by_region_sector"]', 3, NULL, NULL),
+  ('tarif_lookup', 4, 'save_episode', 'Save the question and the answer as an episode.',
+   'none', NULL, 1, NULL, NULL),
+  ('ontology_explore', 1, 'llm', 'Look the term up in thesaurus://tarif/skos (prefLabel/altLabel, de/en) and explain it with synonyms, broader, narrower and related concepts.',
+   'none', NULL, 1, NULL, NULL);
+
+-- A plan asks before it calls the model when an entity it needs is missing.
+INSERT INTO dbmcp_plan_required_entities (plan, entity, question) VALUES
+  ('tarif_lookup', 'tarifgebiet', 'Für welches Tarifgebiet soll ich nachsehen? (Bayern, Nordrhein, Hamburg, Berlin, Niedersachsen, Tarifgebiet West, Ostdeutschland oder Bundesgebiet)');
+
+-- Example questions: plan selection compares the question's embedding with these.
+INSERT INTO dbmcp_plan_examples (plan, example_no, text) VALUES
+  ('sales_analysis', 1, 'Wie hoch war der Umsatz in der Region Süd im Jahr 2024?'),
+  ('sales_analysis', 2, 'Welche Produkte haben sich 2025 am besten verkauft?'),
+  ('sales_analysis', 3, 'Compare the quarterly revenue of all regions in 2023.'),
+  ('tarif_lookup', 1, 'Wie viele Urlaubstage gibt der Tarifvertrag in Bayern?'),
+  ('tarif_lookup', 2, 'Welche Wochenarbeitszeit gilt im Einzelhandel Hamburg?'),
+  ('tarif_lookup', 3, 'What is the lowest monthly pay in the nationwide cleaning agreement?'),
+  ('ontology_explore', 1, 'Was bedeutet Jahressonderzahlung?'),
+  ('ontology_explore', 2, 'Welche Synonyme gibt es für Entgelt?');
+
+-- Entity rules of the prompt analysis (POSIX extended regular expressions;
+-- value_group is the capture group that becomes the entity's value).
+INSERT INTO dbmcp_entity_rules (name, kind, pattern, value_group, case_sensitive, priority, description) VALUES
+  ('date_iso', 'date', '([0-9]{4}-[0-1][0-9]-[0-3][0-9])', 1, 0, 30, 'ISO date 2024-05-01'),
+  ('date_de', 'date', '([0-3]?[0-9]\.[0-1]?[0-9]\.[0-9]{4})', 1, 0, 30, 'German date 1.5.2024 / 01.05.2024'),
+  ('amount_eur', 'amount', '([0-9]{1,3}(\.[0-9]{3})+(,[0-9]{1,2})?|[0-9]+(,[0-9]{1,2})?) ?(€|EUR|Euro)', 1, 0, 25, 'an amount in euros: 3.000 €, 2500 EUR, 12,50 Euro'),
+  ('percent', 'percent', '([0-9]+(,[0-9]+)?) ?(%|Prozent)', 1, 0, 25, 'a percentage: 3,5 %, 10 Prozent'),
+  ('quarter', 'quarter', '(^|[^A-Za-z0-9])(Q[1-4]|[1-4]\. Quartal)([^0-9]|$)', 2, 0, 20, 'a quarter: Q3, 2. Quartal'),
+  ('month_de', 'month', '(Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember)', 1, 1, 20, 'a German month name'),
+  ('tarifgebiet', 'tarifgebiet', '(Tarifgebiet West|Bayern|Nordrhein|Hamburg|Berlin|Niedersachsen|Ostdeutschland|Bundesgebiet)', 1, 1, 15, 'a Tarifgebiet of the demo agreements, spelt as the report tool expects'),
+  ('sales_region', 'region', '(^|[^A-Za-z])(Nord|Süd|West|Ost|Mitte)([^A-Za-z]|$)', 2, 1, 10, 'a sales region of the demo data'),
+  ('entgeltgruppe', 'entgeltgruppe', '(^|[^A-Za-z])((Entgeltgruppe|EG) ?[0-9]{1,2})([^0-9]|$)', 2, 1, 10, 'a pay group: Entgeltgruppe 5, EG 12'),
+  ('year', 'year', '(^|[^0-9.-])(20[0-9]{2})([^0-9-]|$)', 2, 0, 10, 'a year 2000–2099');
+
+-- The prompt the orchestrator summarises old tool results with when the
+-- context window is full (setting agent.summary_prompt names it).
+INSERT INTO dbmcp_prompts (name, title, description, kind, arguments, messages) VALUES (
+  'context_summary', 'Kontext zusammenfassen', 'System prompt of the orchestrator for summarising old parts of a chat when the context window is full.', 'system',
+  '[]',
+  '[{"role": "user", "content": {"type": "text", "text": "Summarise the following part of a conversation between a user, an assistant and its tools in at most 200 words, in the language of the conversation. Keep every figure, name, date, document URI and open question exactly; drop pleasantries and repetitions. Answer with the summary only."}}]');
 
 INSERT INTO dbmcp_plan_rules (plan, rule_no, kind, pattern, weight) VALUES
   ('sales_analysis', 1, 'keyword', 'Umsatz', 2.0),
@@ -1524,6 +1567,7 @@ INSERT INTO dbmcp_plan_rules (plan, rule_no, kind, pattern, weight) VALUES
   ('tarif_lookup', 11, 'keyword', 'salary', 1.0),
   ('tarif_lookup', 12, 'keyword', 'wage', 1.0),
   ('tarif_lookup', 13, 'regex', '(^|[^A-Za-z])(Entgeltgruppe|Lohngruppe|Gehaltsgruppe|Tarifgruppe|EG|TG|LG) ?[0-9]{1,2}([^0-9]|$)', 1.5),
+  ('tarif_lookup', 14, 'concept', 'tarifgebiet', 1.5),
   ('ontology_explore', 1, 'keyword', 'Synonym', 2.0),
   ('ontology_explore', 2, 'keyword', 'Begriff', 2.0),
   ('ontology_explore', 3, 'keyword', 'Thesaurus', 2.0),

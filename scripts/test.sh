@@ -24,12 +24,12 @@ run_stage format scripts/format-check.sh
 run_stage unit make -j2 unit
 run_stage unit-asan make -j2 unit-asan
 run_stage repair-corpus node tests/cases/repair/generate.mjs --check
-[ -x tests/cli/admin.sh ] && run_stage cli-admin tests/cli/admin.sh
-[ -x tests/cli/report.sh ] && run_stage cli-report tests/cli/report.sh
-[ -x tests/cli/thesaurus.sh ] && run_stage cli-thesaurus tests/cli/thesaurus.sh
-[ -x tests/cli/embed_http.sh ] && run_stage cli-embed-http tests/cli/embed_http.sh
-[ -x tests/cli/memory.sh ] && run_stage cli-memory tests/cli/memory.sh
-[ -x tests/cli/chat.sh ] && run_stage cli-chat tests/cli/chat.sh
+run_stage cli-admin tests/cli/admin.sh
+run_stage cli-report tests/cli/report.sh
+run_stage cli-thesaurus tests/cli/thesaurus.sh
+run_stage cli-embed-http tests/cli/embed_http.sh
+run_stage cli-memory tests/cli/memory.sh
+run_stage cli-chat tests/cli/chat.sh
 run_stage cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
 run_stage valgrind scripts/valgrind-stdio.sh
 run_stage protocol scripts/protocol-tests.sh

@@ -40,18 +40,11 @@ void *registry_grow(void **arr, size_t *n, size_t *cap, size_t elem_size)
     return slot;
 }
 
-int registry_collect_rows(store *db, const char *sql, const char *iface, registry_row_fill_fn fill,
-                          size_t elem_size, void **out, size_t *n, dbmcp_error *err)
+int registry_collect_stmt(store_stmt *st, registry_row_fill_fn fill, size_t elem_size, void **out,
+                          size_t *n, dbmcp_error *err)
 {
-    *out = NULL;
-    *n = 0;
     size_t cap = 0;
-    store_stmt *st;
-    int rc = store_prepare(db, sql, &st, err);
-    if (rc)
-        return rc;
-    if (iface)
-        store_bind_text(st, ":iface", iface);
+    int rc;
     while ((rc = store_step(st, err)) == STORE_ROW) {
         void *slot = registry_grow(out, n, &cap, elem_size);
         if (!slot) {
@@ -62,6 +55,20 @@ int registry_collect_rows(store *db, const char *sql, const char *iface, registr
     }
     store_finalize(st);
     return rc < 0 ? rc : 0;
+}
+
+int registry_collect_rows(store *db, const char *sql, const char *iface, registry_row_fill_fn fill,
+                          size_t elem_size, void **out, size_t *n, dbmcp_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    store_stmt *st;
+    int rc = store_prepare(db, sql, &st, err);
+    if (rc)
+        return rc;
+    if (iface)
+        store_bind_text(st, ":iface", iface);
+    return registry_collect_stmt(st, fill, elem_size, out, n, err);
 }
 
 /* --- free ---------------------------------------------------------------- */

@@ -41,6 +41,11 @@ void *registry_grow(void **arr, size_t *n, size_t *cap, size_t elem_size);
 /* Fills one array slot from the current row. */
 typedef void (*registry_row_fill_fn)(store_stmt *st, void *slot);
 
+/* Step st to the end, filling one new zeroed slot of *out (elem_size
+ * bytes, grown with registry_grow) per row; always finalizes st. On error
+ * the rows collected so far stay in *out for the caller to free. */
+int registry_collect_stmt(store_stmt *st, registry_row_fill_fn fill, size_t elem_size, void **out,
+                          size_t *n, dbmcp_error *err);
 /* Run sql (with :iface bound when iface is not NULL), calling fill() per row
  * into a new array of elem_size in *out / *n. */
 int registry_collect_rows(store *db, const char *sql, const char *iface, registry_row_fill_fn fill,

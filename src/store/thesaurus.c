@@ -375,17 +375,7 @@ static int collect_rows(store *db, const char *sql, int64_t id, const char *lang
         return rc;
     store_bind_int(st, ":id", id);
     store_bind_text(st, ":lang", lang);
-    size_t cap = 0;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        void *slot = registry_grow(arr, n, &cap, elem_size);
-        if (!slot) {
-            rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-            break;
-        }
-        fill(st, slot);
-    }
-    store_finalize(st);
-    return rc < 0 ? rc : 0;
+    return registry_collect_stmt(st, fill, elem_size, arr, n, err);
 }
 
 static void fill_label(store_stmt *st, void *slot)

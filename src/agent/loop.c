@@ -106,6 +106,13 @@ static int ensure_catalog(agent_loop *loop, dbmcp_error *err)
 
 /* --- records ------------------------------------------------------------------------- */
 
+/* The message just appended to req, to the caller's hook. */
+static void notify_last(const agent_loop *loop, const llm_request *req)
+{
+    if (loop->on_message && req->message_count > 0)
+        loop->on_message(loop->on_message_ctx, &req->messages[req->message_count - 1]);
+}
+
 static void tool_log_add(agent_loop *loop, const char *name, const json_t *args, const char *status,
                          const char *detail)
 {
@@ -397,6 +404,8 @@ static int answer_call(agent_loop *loop, llm_request *req, const llm_tool_call *
     /* Copies: appending may move the message that holds tc. */
     char *id = strdup(tc->id ? tc->id : ""), *name = tc->name ? strdup(tc->name) : NULL;
     int rc = text && id ? llm_request_add_tool_result(req, id, name, text) : DBMCP_ENOMEM;
+    if (rc == 0)
+        notify_last(loop, req);
     free(text);
     free(id);
     free(name);
@@ -603,6 +612,8 @@ int agent_loop_step(agent_loop *loop, llm_request *req, const agent_step *step, 
         }
         rc = llm_request_add_message(req, &resp.message);
         llm_response_free(&resp);
+        if (!rc)
+            notify_last(loop, req);
         int stop = 0;
         if (!rc)
             rc = answer_calls(loop, req, step, out, &stop);
@@ -639,6 +650,7 @@ int agent_loop_tool_step(agent_loop *loop, llm_request *req, const agent_step *s
     free(arg_text);
     if (!tc)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "tool step: out of memory");
+    notify_last(loop, req);
     int corrected = 0;
     char *problem = NULL;
     json_t *only = json_pack("[s]", step->tool);

@@ -80,6 +80,11 @@ typedef struct agent_loop {
     const char *summary_prompt; /* system text for summaries (NULL: built-in) */
     size_t pinned_prefix;       /* system messages at the head of the request */
     size_t question_index;      /* the user's question */
+    /* Called with each assistant message that calls tools and each tool
+     * result as it joins the conversation, before budget edits (NULL: not
+     * called): what run.c stores in the chat's memory session. */
+    void (*on_message)(void *ctx, const llm_message *m);
+    void *on_message_ctx;
     /* kept by the loop */
     json_t *catalog;  /* MCP tools of the interface (owned), loaded on first use */
     json_t *tool_log; /* [{step, name, arguments, status, call_id?}] (owned) */

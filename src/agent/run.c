@@ -36,7 +36,8 @@ typedef struct run_state {
     agent_loop loop;
     agent_tool_port port;
     int port_open;
-    char *detail; /* operator detail of how the run ended (dbmcp_runs.status_detail) */
+    int question_saved; /* the user's message is in the session */
+    char *detail;       /* operator detail of how the run ended (dbmcp_runs.status_detail) */
 } run_state;
 
 /* --- small helpers ---------------------------------------------------------------- */
@@ -63,15 +64,52 @@ static void step_note(run_state *rs, const agent_step *s, const char *status, co
     json_array_append_new(rs->out->steps, e);
 }
 
-static void save_message(run_state *rs, const char *role, const char *content, const char *metadata)
+static void save_turn(run_state *rs, const mem_message_in *m)
 {
-    mem_message_in m = {role, content ? content : "", NULL, NULL, metadata};
     int64_t id = 0;
     dbmcp_error err;
-    if (mem_message_save(rs->env->db, &rs->scope, &rs->mem, rs->out->session_id, &m, &id, NULL,
+    if (mem_message_save(rs->env->db, &rs->scope, &rs->mem, rs->out->session_id, m, &id, NULL,
                          &err) != 0)
-        log_msg(LOG_WARN, "agent", "run %s: message not saved to session %s: %s", rs->out->run_id,
-                rs->out->session_id, err.message);
+        log_msg(LOG_WARN, "agent", "run %s: %s message not saved to session %s: %s",
+                rs->out->run_id, m->role, rs->out->session_id, err.message);
+}
+
+static void save_message(run_state *rs, const char *role, const char *content, const char *metadata)
+{
+    mem_message_in m = {role, content ? content : "", NULL, NULL, metadata, NULL};
+    save_turn(rs, &m);
+}
+
+/* The user's message, once, before the first turn that answers it. */
+static void save_question(run_state *rs)
+{
+    if (rs->question_saved)
+        return;
+    rs->question_saved = 1;
+    save_message(rs, "user", rs->req->message, NULL);
+}
+
+/* agent_loop.on_message: an assistant message with its tool calls, or a
+ * tool result, stored as the loop appends it. */
+static void store_turn(void *ctx, const llm_message *lm)
+{
+    run_state *rs = ctx;
+    save_question(rs);
+    json_t *wire = lm->role == LLM_ROLE_ASSISTANT ? llm_message_to_json(lm) : NULL;
+    json_t *calls = wire ? json_object_get(wire, "tool_calls") : NULL;
+    char *calls_text = json_array_size(calls) > 0 ? json_dump_compact(calls) : NULL;
+    json_decref(wire);
+    int tool = lm->role == LLM_ROLE_TOOL;
+    char meta[80];
+    snprintf(meta, sizeof meta, "{\"run_id\":\"%s\"}", rs->out->run_id);
+    mem_message_in m = {tool ? "tool" : "assistant",
+                        lm->content ? lm->content : "",
+                        tool ? lm->tool_call_id : NULL,
+                        tool ? lm->name : NULL,
+                        meta,
+                        calls_text};
+    save_turn(rs, &m);
+    free(calls_text);
 }
 
 /* --- plan choice ------------------------------------------------------------------- */
@@ -185,7 +223,71 @@ static char *extended_prompt(run_state *rs)
     return text;
 }
 
-/* Earlier user questions and final assistant answers of the session. */
+/* 1 when the tool messages msgs[a..e) answer every call of calls, each
+ * once, and nothing else. */
+static int calls_answered(const json_t *calls, const mem_message *msgs, size_t a, size_t e)
+{
+    if (e - a != json_array_size(calls))
+        return 0;
+    size_t i;
+    json_t *c;
+    json_array_foreach (calls, i, c) {
+        const char *id = json_get_str(c, "id");
+        int hits = 0;
+        for (size_t k = a; k < e; k++)
+            hits += id && msgs[k].tool_call_id && strcmp(msgs[k].tool_call_id, id) == 0;
+        if (hits != 1)
+            return 0;
+    }
+    return 1;
+}
+
+static void wire_add(json_t *out, const char *role, const char *content)
+{
+    json_array_append_new(out, json_pack("{s:s, s:s}", "role", role, "content", content));
+}
+
+/* The session's turns in the OpenAI wire shape: user messages, assistant
+ * messages (with their tool calls when every call is answered by the tool
+ * messages right after them, else their text alone), those tool results.
+ * Tool messages whose call is not in the window, system messages and empty
+ * texts are left out, so the replay is always a valid conversation. */
+static json_t *history_wire(const mem_message_list *list)
+{
+    json_t *out = json_array();
+    for (size_t i = 0; out && i < list->count; i++) {
+        const mem_message *m = &list->items[i];
+        int has_text = m->content && *m->content;
+        if (strcmp(m->role, "user") == 0 && has_text)
+            wire_add(out, "user", m->content);
+        if (strcmp(m->role, "assistant") != 0)
+            continue;
+        json_t *calls = json_parse_text(m->tool_calls);
+        size_t e = i + 1;
+        while (e < list->count && strcmp(list->items[e].role, "tool") == 0)
+            e++;
+        if (json_array_size(calls) > 0 && calls_answered(calls, list->items, i + 1, e)) {
+            json_array_append_new(out,
+                                  json_pack("{s:s, s:s?, s:O}", "role", "assistant", "content",
+                                            has_text ? m->content : NULL, "tool_calls", calls));
+            for (size_t k = i + 1; k < e; k++) {
+                const mem_message *t = &list->items[k];
+                json_t *o = json_pack("{s:s, s:s, s:s}", "role", "tool", "tool_call_id",
+                                      t->tool_call_id, "content", t->content ? t->content : "");
+                if (o && t->tool_name)
+                    json_object_set_new(o, "name", json_string(t->tool_name));
+                json_array_append_new(out, o);
+            }
+            i = e - 1;
+        } else if (has_text) {
+            wire_add(out, "assistant", m->content);
+        }
+        json_decref(calls);
+    }
+    return out;
+}
+
+/* Earlier turns of the session, tool rounds included (history_wire). */
 static void add_history(run_state *rs)
 {
     long limit =
@@ -200,16 +302,17 @@ static void add_history(run_state *rs)
         log_msg(LOG_WARN, "agent", "session history not loaded: %s", err.message);
         return;
     }
-    for (size_t i = 0; i < list.count; i++) {
-        const mem_message *m = &list.items[i];
-        if (!m->content || !*m->content || m->tool_call_id)
-            continue;
-        if (strcmp(m->role, "user") == 0)
-            llm_request_add(&rs->conv, LLM_ROLE_USER, m->content);
-        else if (strcmp(m->role, "assistant") == 0)
-            llm_request_add(&rs->conv, LLM_ROLE_ASSISTANT, m->content);
-    }
+    json_t *wire = history_wire(&list);
     mem_message_list_free(&list);
+    size_t before = rs->conv.message_count;
+    if (!wire || llm_request_add_json(&rs->conv, wire, &err) != 0) {
+        log_msg(LOG_WARN, "agent", "session history not loaded: %s",
+                wire ? err.message : "out of memory");
+        /* Never half a history: a cut round would leave a call unanswered. */
+        while (rs->conv.message_count > before)
+            llm_message_free(&rs->conv.messages[--rs->conv.message_count]);
+    }
+    json_decref(wire);
 }
 
 static int build_request(run_state *rs, dbmcp_error *err)
@@ -469,6 +572,8 @@ static int run_plan(run_state *rs, dbmcp_error *err)
     rs->loop.user_id = rs->scope.user_id;
     rs->loop.agent_id = rs->scope.agent_id;
     rs->loop.transport = rs->req->transport;
+    rs->loop.on_message = store_turn;
+    rs->loop.on_message_ctx = rs;
     agent_limits_load(rs->env->db, &rs->loop.limits);
     char *stream = reg_setting_get(rs->env->db, "agent.stream");
     const char *env_stream = getenv("DBMCP_LLM_STREAM");
@@ -516,9 +621,10 @@ int agent_chat(const agent_env *env, const agent_chat_request *req, agent_chat_r
         rc = run_plan(&rs, err);
         if (rc)
             set_answer(&rs, AGENT_ERROR, strdup("The chat failed inside dbmcp; see the log."));
-        /* Saved after the run, so the history sent to the model holds
-         * earlier turns only (the question is added once, last). */
-        save_message(&rs, "user", req->message, NULL);
+        /* The question is saved with the first tool round (store_turn) or
+         * here, after the history was loaded, so the history sent to the
+         * model holds earlier turns only (the question is added once, last). */
+        save_question(&rs);
         char meta[200];
         snprintf(meta, sizeof meta, "{\"run_id\":\"%s\",\"status\":\"%s\"}", out->run_id,
                  agent_status_name(out->status));

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agent/memory_summary.h"
 #include "cli/cli.h"
+#include "llm/llm.h"
 #include "memory/compact.h"
 #include "memory/memory.h"
 #include "memory/recall.h"
@@ -27,6 +29,8 @@ static int run_memory_compact(cli_args *a)
     mem_config_load(db, &cfg);
     mem_compact_stats st;
     dbmcp_error err;
+    if (llm_global_init() == 0) /* LLM summaries when a provider is configured */
+        mem_compact_set_summarizer(agent_memory_summary);
     int rc = mem_compact(db, &cfg, &st, &err);
     store_close(db);
     if (rc)
@@ -47,7 +51,9 @@ const cli_command cli_cmd_memory_compact = {
     "[--db PATH]",
     "Steps, each in its own transactions (a crash loses nothing; run it again):\n"
     "  1. sessions idle longer than memory.session_idle_s (default 1800) become episodes\n"
-    "     with an extractive summary, linked derived_from to the session;\n"
+    "     with a summary, linked derived_from to the session: the LLM's when a provider\n"
+    "     is configured (DBMCP_LLM_* / llm.*; prompt memory.summary_prompt, memory_summary\n"
+    "     or context_summary), else or on any LLM error an extractive one;\n"
     "  2. episodes older than memory.episode_retention_s keep description and summary,\n"
     "     their session's raw messages are dropped;\n"
     "  3. closed knowledge versions beyond memory.knowledge_keep_versions per key (and\n"

@@ -276,16 +276,57 @@ static void describe(const texts *t, char out[256])
 }
 
 static int abort_countdown = -1;
+static mem_summary_fn summarizer;
 
+void mem_compact_set_summarizer(mem_summary_fn fn)
+{
+    summarizer = fn;
+}
+
+/* The summary of t: the summariser's when it gives one, else extractive.
+ * *kind says which. NULL on allocation failure. */
+static char *summarize(store *db, const expired *e, const texts *t, const char **kind)
+{
+    const char *const *roles = (const char *const *)t->roles;
+    const char *const *msgs = (const char *const *)t->texts;
+    if (summarizer) {
+        char *out = NULL;
+        dbmcp_error serr;
+        dbmcp_error_clear(&serr);
+        int rc = summarizer(db, roles, msgs, t->n, &out, &serr);
+        if (rc == 0 && out && *out) {
+            *kind = "llm";
+            return out;
+        }
+        free(out);
+        if (rc != DBMCP_ENOTFOUND)
+            log_msg(LOG_WARN, "memory",
+                    "session %s: LLM summary failed, using the extractive summary: %s", e->id,
+                    rc ? serr.message : "empty summary");
+    }
+    *kind = "extractive";
+    return mem_summarize(roles, msgs, t->n, 5, 1500);
+}
+
+static int count_row(void *ctx, store_stmt *row)
+{
+    (void)row;
+    (*(size_t *)ctx)++;
+    return 0;
+}
+
+/* *episode_id: the new episode, 0 for a session without messages, -1 when
+ * the session got messages while its summary was written (left for a later
+ * run, once it expires again). */
 static int compact_session(store *db, const expired *e, int64_t *episode_id, dbmcp_error *err)
 {
     const char *u = e->scope.user_id, *a = e->scope.agent_id;
     texts t = {0};
     int rc = mstore_history(db, u, a, e->id, 0, read_text, &t, err);
     char *summary = NULL, desc[256], *text = NULL;
+    const char *kind = "extractive";
     if (rc == 0 && t.n) {
-        summary =
-            mem_summarize((const char *const *)t.roles, (const char *const *)t.texts, t.n, 5, 1500);
+        summary = summarize(db, e, &t, &kind); /* before the transaction: may call an LLM */
         describe(&t, desc);
         size_t len = strlen(desc) + (summary ? strlen(summary) : 0) + 2;
         text = malloc(len);
@@ -303,9 +344,20 @@ static int compact_session(store *db, const expired *e, int64_t *episode_id, dbm
         return rc;
     }
     *episode_id = 0;
-    if (t.n) {
-        char meta[96];
-        snprintf(meta, sizeof meta, "{\"source\":\"compaction\",\"messages\":%zu}", t.n);
+    size_t now_n = 0; /* the summary was written outside the transaction: still whole? */
+    rc = mstore_history(db, u, a, e->id, 0, count_row, &now_n, err);
+    if (rc == 0 && now_n != t.n) {
+        store_rollback(db);
+        texts_free(&t);
+        free(summary);
+        free(text);
+        *episode_id = -1;
+        return 0;
+    }
+    if (rc == 0 && t.n) {
+        char meta[128];
+        snprintf(meta, sizeof meta,
+                 "{\"source\":\"compaction\",\"messages\":%zu,\"summary\":\"%s\"}", t.n, kind);
         mstore_episode ep = {e->id,         "session",         desc, "partial", summary,
                              e->created_at, e->last_active_at, meta};
         int dedup;
@@ -335,11 +387,18 @@ static int compact_sessions(store *db, const mem_config *cfg, mem_compact_stats 
         int rc = mstore_sessions_expired_all_scopes(db, before, 64, read_expired, &l, err);
         if (rc || l.n == 0)
             return rc;
+        size_t skipped = 0;
         for (size_t i = 0; i < l.n; i++) {
             double t0 = ids_monotonic_ms();
             int64_t episode = 0;
             if ((rc = compact_session(db, &l.items[i], &episode, err)))
                 return rc;
+            if (episode < 0) {
+                log_msg(LOG_INFO, "memory", "session %s changed while being summarised; left",
+                        l.items[i].id);
+                skipped++;
+                continue;
+            }
             if (episode)
                 stats->sessions_expired++;
             else
@@ -347,6 +406,8 @@ static int compact_sessions(store *db, const mem_config *cfg, mem_compact_stats 
             mem_log(db, &l.items[i].scope, "compact_session", l.items[i].id, episode ? 1 : 0,
                     ids_monotonic_ms() - t0);
         }
+        if (skipped == l.n)
+            return 0; /* nothing but changed sessions: the next run takes them */
     }
 }
 

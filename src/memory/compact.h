@@ -7,11 +7,17 @@
  *
  *   1. expired sessions (active, idle longer than memory.session_idle_s)
  *      become episodes (task_type "session", status "partial": the outcome
- *      is unknown) with an extractive summary — the most informative
- *      sentences of the session by term weight, in their order — linked
- *      derived_from to the session, which is marked compacted. One
- *      transaction per session. Sessions without messages are marked
- *      compacted without an episode.
+ *      is unknown) with a summary, linked derived_from to the session,
+ *      which is marked compacted. The summary comes from the summariser
+ *      set with mem_compact_set_summarizer (the LLM one when a provider is
+ *      configured) and otherwise, or when it fails (logged), is extractive:
+ *      the most informative sentences of the session by term weight, in
+ *      their order. The episode's metadata says which ("summary": "llm" or
+ *      "extractive"). The summariser runs before the session's transaction,
+ *      never inside it; the transaction checks that the session still has
+ *      the messages summarised (one that got more is left for a later run).
+ *      One transaction per session. Sessions without
+ *      messages are marked compacted without an episode.
  *   2. episodes that ended longer than memory.episode_retention_s ago keep
  *      their description and summary; the raw messages of their session
  *      are dropped (with items no longer referenced). One transaction per
@@ -42,6 +48,21 @@ typedef struct mem_compact_stats {
     int64_t messages_dropped;
     int64_t knowledge_pruned; /* closed versions deleted */
 } mem_compact_stats;
+
+/* An abstractive summariser of a session's messages (texts[i] by
+ * roles[i], in order), on the compaction's connection db (for settings and
+ * prompts); called outside any transaction. Returns 0 with *out a new
+ * non-empty string; DBMCP_ENOTFOUND when it is not configured (the
+ * extractive summary is used, nothing logged); any other code with err set
+ * (logged as a warning, the extractive summary is used). */
+typedef int (*mem_summary_fn)(store *db, const char *const *roles, const char *const *texts,
+                              size_t n, char **out, dbmcp_error *err);
+
+/* Set the process-wide summariser of mem_compact (NULL: extractive only).
+ * Call at startup, before any compaction or mem_worker_start. memory/ does
+ * not call the LLM itself: the CLI sets agent_memory_summary
+ * (agent/memory_summary.h). */
+void mem_compact_set_summarizer(mem_summary_fn fn);
 
 int mem_compact(store *db, const mem_config *cfg, mem_compact_stats *stats, dbmcp_error *err);
 

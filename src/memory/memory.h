@@ -2,7 +2,8 @@
  * memory.h — agent memory in three tiers, kept in dbmcp's own tables.
  *
  *   working    sessions of one (user, agent) and their messages (role
- *              user/assistant/tool/system, content, tool_call_id, tool name);
+ *              user/assistant/tool/system, content, tool_call_id, tool name,
+ *              an assistant's tool calls as the OpenAI array);
  *              a session idle longer than memory.session_idle_s expires and
  *              becomes an episode candidate (never silently deleted);
  *   episodic   episodes: task type, description, status
@@ -111,7 +112,14 @@ typedef struct mem_message_in {
     const char *tool_call_id; /* NULL unless role tool, or assistant calling tools */
     const char *tool_name;    /* NULL or the tool called/answering */
     const char *metadata;     /* NULL or a JSON object text (stored as is) */
+    const char *tool_calls;   /* NULL, or role assistant only: a JSON array text of at most
+                                 MEM_TOOL_CALLS_MAX calls in the OpenAI shape {"id",
+                                 "type":"function", "function":{"name", "arguments": string}},
+                                 at most MEM_TOOL_CALLS_BYTES (stored compact) */
 } mem_message_in;
+
+#define MEM_TOOL_CALLS_MAX 128
+#define MEM_TOOL_CALLS_BYTES (1L << 20)
 
 /* The input rules of mem_message_save alone (role, sizes, UTF-8,
  * metadata), without touching the database: check before opening a
@@ -121,7 +129,7 @@ int mem_message_check(const mem_config *cfg, const mem_message_in *m, dbmcp_erro
  * mem_session_open first). *out_id receives the message id; *deduplicated
  * (may be NULL) is 1 when the content was already stored in this scope
  * (the message row then shares it) or when it repeats the session's last
- * message exactly (same role, tool_call_id, content: the existing id is
+ * message exactly (same role, tool_call_id, tool_calls, content: the existing id is
  * returned, nothing new is written). */
 int mem_message_save(store *db, const mem_scope *scope, const mem_config *cfg,
                      const char *session_id, const mem_message_in *m, int64_t *out_id,
@@ -135,6 +143,7 @@ typedef struct mem_message {
     char *tool_name;    /* may be NULL */
     char *metadata;     /* may be NULL */
     char *created_at;   /* ISO-8601 UTC */
+    char *tool_calls;   /* assistant: JSON array text of its tool calls, else NULL */
 } mem_message;
 
 typedef struct mem_message_list {

@@ -15,7 +15,6 @@
 #include "core/log.h"
 #include "memory/content_words.h"
 #include "search/engine.h"
-#include "search/fuse.h"
 #include "store/memory_store.h"
 
 static const search_corpus memory_corpus = {"dbmcp_mem_fts", "dbmcp_mem_vectors",
@@ -161,6 +160,8 @@ static int passes(const mem_search_req *req, const mem_hit *h)
         return 0;
     if (req->status && (!is_ep || !eq_or_null(req->status, h->status)))
         return 0;
+    if (req->task_type && (!is_ep || !eq_or_null(req->task_type, h->task_type)))
+        return 0;
     if (req->category &&
         (strcmp(h->tier, "knowledge") != 0 || !eq_or_null(req->category, h->category)))
         return 0;
@@ -177,105 +178,71 @@ static int by_final_desc(const void *pa, const void *pb)
     return a->item_id < b->item_id ? -1 : a->item_id > b->item_id;
 }
 
-/* --- the search --------------------------------------------------------------------------- */
+/* The candidate-stage filter of req into *f (nonzero when req has any).
+ * Metadata keys with '"', '\\' or control characters and object or array
+ * values are left to the exact filter (passes). f->metadata is a new
+ * string or NULL. */
+static int item_filter(const mem_search_req *req, mstore_item_filter *f)
+{
+    memset(f, 0, sizeof *f);
+    f->role = req->role;
+    f->status = req->status;
+    f->task_type = req->task_type;
+    f->category = req->category;
+    f->session_id = req->session_id;
+    json_t *meta = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach ((json_t *)req->metadata, key, v) {
+        int plain = !json_is_object(v) && !json_is_array(v);
+        for (const char *c = key; *c && plain; c++)
+            plain = (unsigned char)*c >= 0x20 && *c != '"' && *c != '\\';
+        if (plain && meta)
+            json_object_set(meta, key, v);
+    }
+    if (meta && json_object_size(meta))
+        f->metadata = json_dumps(meta, JSON_COMPACT);
+    json_decref(meta);
+    return req->role || req->status || req->task_type || req->category || req->session_id ||
+           f->metadata;
+}
 
-/* One side of the search: the engine in keyword or vector mode. The vector
- * side embeds the query without function words (content_words.h), like the
+/* Keyword, vector or both fused by the engine, into res. The vector side
+ * embeds the query without function words (content_words.h), like the
  * items; the keyword side gets the query as written, where BM25 already
- * discounts common words. */
-static int run_side(store *db, const char *query, search_mode mode, embedder *emb,
-                    id_set *scope_ids, int k, search_result *res, dbmcp_error *err)
+ * discounts common words. Hybrid: each side reads SEARCH_MAX_K candidates,
+ * fused with memory.vector_weight and memory.rrf_k; a vector side that
+ * fails (embedding service down) degrades to keywords with a note. */
+static int run_search(store *db, const mem_config *cfg, const mem_search_req *req,
+                      search_mode *mode, embedder *emb, id_set *scope_ids, int k,
+                      search_result *res, char *note, size_t note_size, dbmcp_error *err)
 {
     char *content = NULL;
-    if (mode == SEARCH_VECTOR && !(content = mem_content_query(query)))
+    if (*mode != SEARCH_KEYWORD && !(content = mem_content_query(req->query)))
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     search_request sr = {0};
-    sr.query = content ? content : query;
-    sr.mode = mode;
+    sr.query = *mode == SEARCH_VECTOR ? content : req->query;
+    sr.vector_query = content;
+    sr.mode = *mode;
     sr.k = k;
     sr.candidates = k;
     sr.filter = in_scope;
     sr.filter_ctx = scope_ids;
     sr.emb = emb;
+    if (*mode == SEARCH_HYBRID) {
+        sr.candidates = SEARCH_MAX_K;
+        sr.weight_keyword = 1.0;
+        sr.weight_vector = cfg->vector_weight > 0 ? cfg->vector_weight : 1e-9;
+        sr.rrf_k = cfg->rrf_k;
+        sr.vector_optional = 1;
+    }
     int rc = search_run(db, &memory_corpus, &sr, res, err);
     free(content);
-    return rc;
-}
-
-/* Reciprocal-rank fusion of the two sides into out (the best `k`). */
-static int fuse_sides(const mem_config *cfg, const search_result *kw, const search_result *vec,
-                      int k, search_result *out, dbmcp_error *err)
-{
-    int64_t *ids = malloc((kw->count + vec->count + 1) * sizeof *ids);
-    double *scores = malloc((kw->count + vec->count + 1) * sizeof *scores);
-    if (!ids || !scores) {
-        free(ids);
-        free(scores);
-        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < kw->count; i++) {
-        ids[i] = kw->hits[i].id;
-        scores[i] = kw->hits[i].bm25;
-    }
-    for (size_t i = 0; i < vec->count; i++) {
-        ids[kw->count + i] = vec->hits[i].id;
-        scores[kw->count + i] = vec->hits[i].distance;
-    }
-    fuse_list lists[2] = {{ids, scores, kw->count, 1.0},
-                          {ids + kw->count, scores + kw->count, vec->count,
-                           cfg->vector_weight > 0 ? cfg->vector_weight : 1e-9}};
-    fuse_hit *fused = NULL;
-    int n = fuse_rrf(lists, 2, cfg->rrf_k, &fused);
-    free(ids);
-    free(scores);
-    if (n < 0)
-        return dbmcp_error_set(err, n, "fusing the result lists failed");
-    size_t keep = (size_t)n < (size_t)k ? (size_t)n : (size_t)k;
-    out->hits = calloc(keep ? keep : 1, sizeof *out->hits);
-    if (!out->hits) {
-        free(fused);
-        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < keep; i++) {
-        search_hit *h = &out->hits[i];
-        h->id = fused[i].id;
-        h->score = fused[i].score;
-        h->keyword_rank = fused[i].rank[0];
-        h->bm25 = fused[i].raw[0];
-        h->vector_rank = fused[i].rank[1];
-        h->distance = fused[i].raw[1];
-    }
-    out->count = keep;
-    out->keyword_count = kw->count;
-    out->vector_count = vec->count;
-    out->vectors_total = vec->vectors_total;
-    snprintf(out->model, sizeof out->model, "%s", vec->model);
-    free(fused);
-    return 0;
-}
-
-/* Keyword, vector or both fused, into res. A hybrid search whose vector
- * side fails (embedding service down) degrades to keywords with a note. */
-static int run_search(store *db, const mem_config *cfg, const mem_search_req *req,
-                      search_mode *mode, embedder *emb, id_set *scope_ids, int k,
-                      search_result *res, char *note, size_t note_size, dbmcp_error *err)
-{
-    if (*mode != SEARCH_HYBRID)
-        return run_side(db, req->query, *mode, emb, scope_ids, k, res, err);
-    search_result kw = {0}, vec = {0};
-    int rc = run_side(db, req->query, SEARCH_KEYWORD, NULL, scope_ids, SEARCH_MAX_K, &kw, err);
-    if (rc)
-        return rc;
-    dbmcp_error verr;
-    if (run_side(db, req->query, SEARCH_VECTOR, emb, scope_ids, SEARCH_MAX_K, &vec, &verr) != 0) {
-        log_msg(LOG_WARN, "memory", "vector side failed (%s); keyword only", verr.message);
+    if (rc == 0 && res->vector_failed) {
+        log_msg(LOG_WARN, "memory", "vector side failed (%s); keyword only", res->vector_error);
         snprintf(note, note_size, "vector search failed: keyword only");
         *mode = SEARCH_KEYWORD;
-        search_result_free(&vec);
     }
-    rc = fuse_sides(cfg, &kw, &vec, k, res, err);
-    search_result_free(&kw);
-    search_result_free(&vec);
     return rc;
 }
 
@@ -348,9 +315,12 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
         }
     }
     id_set scope_ids = {NULL, 0};
-    int rc = mstore_scope_item_ids(db, scope->user_id, scope->agent_id,
-                                   req->tiers ? req->tiers : MEM_TIER_ALL, &scope_ids.ids,
-                                   &scope_ids.n, err);
+    mstore_item_filter f;
+    int filtered = item_filter(req, &f);
+    int rc = mstore_scope_item_ids_filtered(
+        db, scope->user_id, scope->agent_id, req->tiers ? req->tiers : MEM_TIER_ALL,
+        filtered ? &f : NULL, &scope_ids.ids, &scope_ids.n, err);
+    free((char *)f.metadata);
     if (rc)
         return rc;
     int ek = k * 4 < 40 ? 40 : k * 4;

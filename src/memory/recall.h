@@ -5,11 +5,14 @@
  * Candidates come from the generic search engine (search/engine.h) over
  * the memory corpus — dbmcp_mem_fts (BM25, any term) and dbmcp_mem_vectors
  * (cosine over the configured embedder's model), fused by reciprocal rank
- * — pre-filtered to the caller's scope and tiers. Each candidate is then
+ * — pre-filtered to the caller's scope and tiers and, when the request has
+ * attribute filters (role, status, task type, category, session, metadata),
+ * to the items with an occurrence that passes them, so that a narrow filter
+ * still fills k when enough items match. Each candidate is then
  * resolved to the row it came from (the newest message holding that text,
  * the episode, the knowledge version in force — or in force `as_of`),
- * filtered by time range, role, status, category, session and metadata,
- * and weighted by status, recency and use frequency (rank.h). Items not yet
+ * filtered by time range, role, status, task type, category, session and
+ * metadata, and weighted by status, recency and use frequency (rank.h). Items not yet
  * embedded are still found by keyword. Every call is logged and the
  * returned items' use counters bumped.
  *
@@ -47,6 +50,7 @@ typedef struct mem_search_req {
     const char *as_of;      /* normalised ISO or NULL: memory as it stood then */
     const char *role;       /* messages: only this role */
     const char *status;     /* episodes: only this status */
+    const char *task_type;  /* episodes: only this task type */
     const char *category;   /* knowledge: only this category */
     const char *session_id; /* messages/episodes of this session */
     const json_t *metadata; /* borrowed object: every key must equal (top level) */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "core/ids.h"
 #include "memory/memory_internal.h"
 #include "store/memory_store.h"
@@ -92,6 +94,7 @@ typedef struct last_message {
     int64_t id, item_id;
     char role[16];
     char *tool_call_id;
+    char *tool_calls;
 } last_message;
 
 static int read_last(void *ctx, store_stmt *row)
@@ -103,6 +106,8 @@ static int read_last(void *ctx, store_stmt *row)
     m->item_id = store_column_type(row, 2) == STORE_NULL ? 0 : store_column_int(row, 2);
     const char *t = store_column_text(row, 3);
     m->tool_call_id = t ? strdup(t) : NULL;
+    const char *c = store_column_text(row, 4);
+    m->tool_calls = c ? strdup(c) : NULL;
     return 0;
 }
 
@@ -113,8 +118,9 @@ static int same_str(const char *a, const char *b)
 
 /* The body of mem_message_save inside its transaction. */
 static int message_save_tx(store *db, const mem_scope *scope, const char *session_id,
-                           const mem_message_in *m, const char *text, const mem_session_row *sess,
-                           int64_t *out_id, int *dedup, dbmcp_error *err)
+                           const mem_message_in *m, const char *text, const char *calls,
+                           const mem_session_row *sess, int64_t *out_id, int *dedup,
+                           dbmcp_error *err)
 {
     char now[32], hash[33] = "", chain[33];
     ids_now_iso(now);
@@ -131,16 +137,18 @@ static int message_save_tx(store *db, const mem_scope *scope, const char *sessio
     if (rc && rc != DBMCP_ENOTFOUND)
         return rc;
     if (last.found && last.item_id == item_id && strcmp(last.role, m->role) == 0 &&
-        same_str(last.tool_call_id, m->tool_call_id)) {
+        same_str(last.tool_call_id, m->tool_call_id) && same_str(last.tool_calls, calls)) {
         free(last.tool_call_id);
+        free(last.tool_calls);
         *out_id = last.id;
         *dedup = 1;
         return mstore_session_touch(db, u, a, session_id, now, NULL, 0, err);
     }
     free(last.tool_call_id);
+    free(last.tool_calls);
     *dedup = existed;
     if ((rc = mstore_message_insert(db, u, a, session_id, m->role, item_id, m->tool_call_id,
-                                    m->tool_name, m->metadata, now, out_id, err)))
+                                    m->tool_name, calls, m->metadata, now, out_id, err)))
         return rc;
     char buf[100];
     int n = snprintf(buf, sizeof buf, "%s|%s|%s", sess->context_hash, m->role, hash);
@@ -148,11 +156,73 @@ static int message_save_tx(store *db, const mem_scope *scope, const char *sessio
     return mstore_session_touch(db, u, a, session_id, now, chain, 1, err);
 }
 
-/* The checks of mem_message_check; *text receives the normalised content. */
-static int message_check(const mem_config *cfg, const mem_message_in *m, char **text,
+/* One call of a tool_calls array, rewritten into the stored shape. */
+static int check_call(size_t i, const json_t *c, json_t *out, dbmcp_error *err)
+{
+    const json_t *fn = json_object_get(c, "function");
+    const char *id = json_string_value(json_object_get(c, "id"));
+    const char *type = json_string_value(json_object_get(c, "type"));
+    const char *name = json_string_value(json_object_get(fn, "name"));
+    const json_t *args = json_object_get(fn, "arguments");
+    if (!json_is_object(c))
+        return dbmcp_error_set(err, DBMCP_EINVAL, "tool_calls[%zu]: must be an object", i);
+    if (!id || !*id || strlen(id) > 256)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "tool_calls[%zu].id: must be a string of 1 to 256 bytes", i);
+    if (json_object_get(c, "type") && (!type || strcmp(type, "function") != 0))
+        return dbmcp_error_set(err, DBMCP_EINVAL, "tool_calls[%zu].type: must be \"function\"", i);
+    if (!name || !*name || strlen(name) > 128)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "tool_calls[%zu].function.name: must be a string of 1 to 128 bytes",
+                               i);
+    if (args && !json_is_string(args) && !json_is_object(args))
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "tool_calls[%zu].function.arguments: must be a string or an object",
+                               i);
+    char *text = json_is_object(args) ? json_dumps(args, JSON_COMPACT) : NULL;
+    json_t *call =
+        json_pack("{s:s, s:s, s:{s:s, s:s}}", "id", id, "type", "function", "function", "name",
+                  name, "arguments", text ? text : (args ? json_string_value(args) : "{}"));
+    free(text);
+    if (!call || json_array_append_new(out, call) != 0)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "tool_calls: out of memory");
+    return 0;
+}
+
+/* tool_calls of m in the stored compact shape into *out (NULL when none). */
+static int check_tool_calls(const mem_message_in *m, char **out, dbmcp_error *err)
+{
+    *out = NULL;
+    if (!m->tool_calls)
+        return 0;
+    if (strcmp(m->role, "assistant") != 0)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "tool_calls: only an assistant message has them");
+    if ((long)strlen(m->tool_calls) > MEM_TOOL_CALLS_BYTES)
+        return dbmcp_error_set(err, DBMCP_ETOOBIG, "tool_calls: larger than %ld bytes",
+                               MEM_TOOL_CALLS_BYTES);
+    json_error_t jerr;
+    json_t *v = json_loads(m->tool_calls, JSON_REJECT_DUPLICATES, &jerr);
+    int rc = 0;
+    if (!json_is_array(v) || json_array_size(v) == 0 || json_array_size(v) > MEM_TOOL_CALLS_MAX)
+        rc = dbmcp_error_set(err, DBMCP_EINVAL, "tool_calls: must be a JSON array of 1 to %d calls",
+                             MEM_TOOL_CALLS_MAX);
+    json_t *calls = rc ? NULL : json_array();
+    for (size_t i = 0; !rc && i < json_array_size(v); i++)
+        rc = check_call(i, json_array_get(v, i), calls, err);
+    json_decref(v);
+    if (!rc && !(*out = json_dumps(calls, JSON_COMPACT)))
+        rc = dbmcp_error_set(err, DBMCP_ENOMEM, "tool_calls: out of memory");
+    json_decref(calls);
+    return rc;
+}
+
+/* The checks of mem_message_check; *text receives the normalised content,
+ * *calls the stored tool calls (NULL when none). */
+static int message_check(const mem_config *cfg, const mem_message_in *m, char **text, char **calls,
                          dbmcp_error *err)
 {
     *text = NULL;
+    *calls = NULL;
     if (!valid_role(m->role))
         return dbmcp_error_set(err, DBMCP_EINVAL,
                                "role: must be one of user, assistant, tool, system (got '%.32s')",
@@ -162,17 +232,22 @@ static int message_check(const mem_config *cfg, const mem_message_in *m, char **
     if (m->tool_name && strlen(m->tool_name) > 128)
         return dbmcp_error_set(err, DBMCP_ETOOBIG, "tool_name: longer than 128 bytes");
     int rc = mem_check_metadata(m->metadata, err);
-    if (rc)
+    if (rc || (rc = check_tool_calls(m, calls, err)))
         return rc;
     *text = mem_text_normalize("content", m->content, cfg->max_content_bytes, err);
-    return *text ? 0 : err->code;
+    if (*text)
+        return 0;
+    free(*calls);
+    *calls = NULL;
+    return err->code;
 }
 
 int mem_message_check(const mem_config *cfg, const mem_message_in *m, dbmcp_error *err)
 {
-    char *text;
-    int rc = message_check(cfg, m, &text, err);
+    char *text, *calls;
+    int rc = message_check(cfg, m, &text, &calls, err);
     free(text);
+    free(calls);
     return rc;
 }
 
@@ -182,12 +257,13 @@ int mem_message_save(store *db, const mem_scope *scope, const mem_config *cfg,
 {
     double t0 = ids_monotonic_ms();
     int dedup = 0;
-    char *text;
-    int rc = message_check(cfg, m, &text, err);
+    char *text, *calls;
+    int rc = message_check(cfg, m, &text, &calls, err);
     if (rc)
         return rc;
     if ((rc = store_begin(db, err))) {
         free(text);
+        free(calls);
         return rc;
     }
     mem_session_row sess;
@@ -198,8 +274,9 @@ int mem_message_save(store *db, const mem_scope *scope, const mem_config *cfg,
                              " episode; open a new session",
                              session_id);
     if (rc == 0)
-        rc = message_save_tx(db, scope, session_id, m, text, &sess, out_id, &dedup, err);
+        rc = message_save_tx(db, scope, session_id, m, text, calls, &sess, out_id, &dedup, err);
     free(text);
+    free(calls);
     if (rc == 0) {
         /* Logged inside the write: one commit per message. */
         mem_log(db, scope, "save_message", session_id, 1, ids_monotonic_ms() - t0);
@@ -250,6 +327,7 @@ static int read_history(void *ctx, store_stmt *row)
     m->tool_name = col_dup(row, 4);
     m->metadata = col_dup(row, 5);
     m->created_at = col_dup(row, 6);
+    m->tool_calls = col_dup(row, 7);
     return 0;
 }
 
@@ -289,6 +367,7 @@ void mem_message_list_free(mem_message_list *l)
         free(m->tool_name);
         free(m->metadata);
         free(m->created_at);
+        free(m->tool_calls);
     }
     free(l->items);
     memset(l, 0, sizeof *l);

@@ -304,7 +304,7 @@ static int vector_side(store *db, const search_corpus *c, const search_request *
         free(hits);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
-    const char *texts[1] = {req->query};
+    const char *texts[1] = {req->vector_query ? req->vector_query : req->query};
     rc = embedder_embed(req->emb, texts, 1, qv, err);
     vec_snapshot *snap = NULL;
     if (!rc)
@@ -397,8 +397,18 @@ int search_run(store *db, const search_corpus *corpus, const search_request *req
     int rc = 0;
     if (want_kw)
         rc = keyword_side(db, corpus, req, candidates, &kw, err);
-    if (!rc && want_vec)
+    if (!rc && want_vec) {
         rc = vector_side(db, corpus, req, candidates, &vec, out, err);
+        if (rc && req->vector_optional && want_kw) { /* degrade to the keyword side */
+            out->vector_failed = 1;
+            snprintf(out->vector_error, sizeof out->vector_error, "%.240s", err->message);
+            out->model[0] = '\0';
+            out->vectors_total = 0;
+            ranked_free(&vec);
+            want_vec = 0;
+            rc = 0;
+        }
+    }
     if (!rc) {
         out->keyword_count = kw.count;
         out->vector_count = vec.count;

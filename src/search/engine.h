@@ -23,7 +23,8 @@
  * the pre-filter is applied row by row until `candidates` rows passed, so
  * a filter never loses a match that a later row would have provided.
  *
- * Vector side: the query is embedded with the caller's embedder; only
+ * Vector side: the query (or vector_query when given: e.g. the query
+ * without function words) is embedded with the caller's embedder; only
  * vectors of that embedder's model name and dimension are searched (a
  * search never mixes models). The vectors of one (database, table, model)
  * are held in memory as a vec_index; each search reads the corpus's data
@@ -34,7 +35,10 @@
  *
  * Fusion: fuse_rrf over the lists that ran (weights weight_keyword,
  * weight_vector, constant rrf_k). Single-mode searches score 1/(rrf_k+rank)
- * with the same formula, so scores read alike in every mode.
+ * with the same formula, so scores read alike in every mode. A hybrid
+ * search with vector_optional set whose vector side fails (embedding
+ * service down) returns the keyword side alone, scored the same way, with
+ * vector_failed and vector_error set instead of failing.
  *
  * Errors: query syntax errors of fts_query (DBMCP_EINVAL/ETOOBIG, messages
  * fit for the agent), embedder errors, store errors. Thread-safety: any
@@ -67,6 +71,7 @@ typedef int (*search_filter_fn)(void *ctx, int64_t id);
 
 typedef struct search_request {
     const char *query;             /* the text asked for (fts_query syntax) */
+    const char *vector_query;      /* text embedded for the vector side; NULL = query */
     const char *const *expansions; /* extra optional keyword terms (thesaurus); may be NULL */
     size_t n_expansions;           /* entries in expansions */
     search_mode mode;              /* hybrid (default), vector or keyword */
@@ -80,6 +85,7 @@ typedef struct search_request {
     search_filter_fn filter;       /* pre-filter by item id; NULL keeps all */
     void *filter_ctx;              /* passed to filter */
     embedder *emb;                 /* required unless mode == SEARCH_KEYWORD */
+    int vector_optional;           /* hybrid: a failing vector side degrades to keyword */
     volatile int *cancelled;       /* stop early when it becomes nonzero; may be NULL */
 } search_request;
 
@@ -93,12 +99,14 @@ typedef struct search_hit {
 } search_hit;
 
 typedef struct search_result {
-    search_hit *hits;     /* best first; owned */
-    size_t count;         /* <= k */
-    size_t keyword_count; /* keyword candidates found (after the filter) */
-    size_t vector_count;  /* vector candidates found (after the filter) */
-    size_t vectors_total; /* rows in the vector index searched (model + dim) */
-    char model[128];      /* embedder model searched ("" for keyword mode) */
+    search_hit *hits;       /* best first; owned */
+    size_t count;           /* <= k */
+    size_t keyword_count;   /* keyword candidates found (after the filter) */
+    size_t vector_count;    /* vector candidates found (after the filter) */
+    size_t vectors_total;   /* rows in the vector index searched (model + dim) */
+    char model[128];        /* embedder model searched ("" for keyword mode) */
+    int vector_failed;      /* vector_optional: the vector side failed, keyword only */
+    char vector_error[256]; /* why (operator message), when vector_failed */
 } search_result;
 
 /* Run one search. Returns 0 (out filled; count may be 0) or a negative

@@ -25,19 +25,56 @@ static int cmp_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Every pair of :meta (a JSON object of scalars) equals the row's metadata. */
+#define META_SQL(t)                                                                                \
+    " AND (:meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(:meta) w WHERE"                    \
+    " json_extract(" t ".metadata, '$.\"' || w.key || '\"') IS NOT w.value))"
+#define MESSAGE_SQL                                                                                \
+    " (i.tier = 'message' AND :st IS NULL AND :tt IS NULL AND :cat IS NULL AND EXISTS (SELECT 1"   \
+    " FROM dbmcp_mem_messages m WHERE m.item_id = i.id AND m.user_id = :u AND m.agent_id = :a"     \
+    " AND (:role IS NULL OR m.role = :role) AND (:sess IS NULL OR m.session_id = :sess)" META_SQL( \
+        "m") "))"
+#define EPISODE_SQL                                                                                \
+    " (i.tier = 'episode' AND :role IS NULL AND :cat IS NULL AND EXISTS (SELECT 1"                 \
+    " FROM dbmcp_mem_episodes e WHERE e.item_id = i.id AND e.user_id = :u AND e.agent_id = :a"     \
+    " AND (:st IS NULL OR e.status = :st) AND (:tt IS NULL OR e.task_type = :tt)"                  \
+    " AND (:sess IS NULL OR e.session_id = :sess)" META_SQL("e") "))"
+#define KNOWLEDGE_SQL                                                                              \
+    " (i.tier = 'knowledge' AND :role IS NULL AND :st IS NULL AND :tt IS NULL AND :sess IS NULL"   \
+    " AND EXISTS (SELECT 1 FROM dbmcp_mem_knowledge k WHERE k.item_id = i.id AND k.user_id = :u"   \
+    " AND k.agent_id = :a AND (:cat IS NULL OR k.category = :cat)" META_SQL("k") "))"
+
 int mstore_scope_item_ids(store *db, const char *u, const char *a, int tier_mask, int64_t **ids,
                           size_t *n, dbmcp_error *err)
+{
+    return mstore_scope_item_ids_filtered(db, u, a, tier_mask, NULL, ids, n, err);
+}
+
+int mstore_scope_item_ids_filtered(store *db, const char *u, const char *a, int tier_mask,
+                                   const mstore_item_filter *f, int64_t **ids, size_t *n,
+                                   dbmcp_error *err)
 {
     *ids = NULL;
     *n = 0;
     store_stmt *st;
     int rc = mstore_prepare_scoped(db,
-                                   "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
-                                   " i.agent_id = :a AND" TIER_MASK_SQL,
+                                   f ? "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
+                                       " i.agent_id = :a AND" TIER_MASK_SQL " AND (" MESSAGE_SQL
+                                       " OR" EPISODE_SQL " OR" KNOWLEDGE_SQL ")"
+                                     : "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
+                                       " i.agent_id = :a AND" TIER_MASK_SQL,
                                    u, a, &st, err);
     if (rc)
         return rc;
     store_bind_int(st, ":m", tier_mask);
+    if (f) {
+        store_bind_text(st, ":role", f->role);
+        store_bind_text(st, ":st", f->status);
+        store_bind_text(st, ":tt", f->task_type);
+        store_bind_text(st, ":cat", f->category);
+        store_bind_text(st, ":sess", f->session_id);
+        store_bind_text(st, ":meta", f->metadata);
+    }
     size_t cap = 0;
     while ((rc = store_step(st, err)) == STORE_ROW) {
         if (*n == cap) {

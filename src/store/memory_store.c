@@ -249,11 +249,12 @@ int mstore_message_last(store *db, const char *u, const char *a, const char *ses
                         mstore_row_fn fn, void *ctx, dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = mstore_prepare_scoped(db,
-                                   "SELECT id, role, item_id, tool_call_id FROM dbmcp_mem_messages"
-                                   " WHERE session_id = :s AND user_id = :u AND agent_id = :a"
-                                   " ORDER BY seq DESC LIMIT 1",
-                                   u, a, &st, err);
+    int rc = mstore_prepare_scoped(
+        db,
+        "SELECT id, role, item_id, tool_call_id, tool_calls FROM dbmcp_mem_messages"
+        " WHERE session_id = :s AND user_id = :u AND agent_id = :a"
+        " ORDER BY seq DESC LIMIT 1",
+        u, a, &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":s", session);
@@ -265,16 +266,16 @@ int mstore_message_last(store *db, const char *u, const char *a, const char *ses
 
 int mstore_message_insert(store *db, const char *u, const char *a, const char *session,
                           const char *role, int64_t item_id, const char *tool_call_id,
-                          const char *tool_name, const char *metadata, const char *now, int64_t *id,
-                          dbmcp_error *err)
+                          const char *tool_name, const char *tool_calls, const char *metadata,
+                          const char *now, int64_t *id, dbmcp_error *err)
 {
     store_stmt *st;
     int rc = mstore_prepare_scoped(
         db,
         "INSERT INTO dbmcp_mem_messages (user_id, agent_id, session_id, seq, role, item_id,"
-        " tool_call_id, tool_name, metadata, created_at) VALUES (:u, :a, :s,"
+        " tool_call_id, tool_name, tool_calls, metadata, created_at) VALUES (:u, :a, :s,"
         " (SELECT coalesce(max(seq), 0) + 1 FROM dbmcp_mem_messages WHERE session_id = :s),"
-        " :role, :item, :tcid, :tool, :meta, :now) RETURNING id",
+        " :role, :item, :tcid, :tool, :calls, :meta, :now) RETURNING id",
         u, a, &st, err);
     if (rc)
         return rc;
@@ -286,6 +287,7 @@ int mstore_message_insert(store *db, const char *u, const char *a, const char *s
         store_bind_null(st, ":item");
     store_bind_text(st, ":tcid", tool_call_id);
     store_bind_text(st, ":tool", tool_name);
+    store_bind_text(st, ":calls", tool_calls);
     store_bind_text(st, ":meta", metadata);
     store_bind_text(st, ":now", now);
     rc = mstore_one_int(st, id, err);
@@ -299,7 +301,8 @@ int mstore_history(store *db, const char *u, const char *a, const char *session,
     int rc = mstore_prepare_scoped(
         db,
         "SELECT * FROM (SELECT m.id, m.role, coalesce(i.text, ''), m.tool_call_id, m.tool_name,"
-        " m.metadata, m.created_at FROM dbmcp_mem_messages m LEFT JOIN dbmcp_mem_items i"
+        " m.metadata, m.created_at, m.tool_calls FROM dbmcp_mem_messages m LEFT JOIN"
+        " dbmcp_mem_items i"
         " ON i.id = m.item_id WHERE m.session_id = :s AND m.user_id = :u AND m.agent_id = :a"
         " ORDER BY m.seq DESC LIMIT :lim) ORDER BY 1",
         u, a, &st, err);

@@ -69,16 +69,18 @@ int mstore_session_latest(store *db, const char *u, const char *a, const char *s
 int mstore_session_touch(store *db, const char *u, const char *a, const char *id, const char *now,
                          const char *context_hash, int counted, dbmcp_error *err);
 /* The session's last message. Columns: 0 id, 1 role, 2 item_id, 3
- * tool_call_id. DBMCP_ENOTFOUND when it has none. */
+ * tool_call_id, 4 tool_calls. DBMCP_ENOTFOUND when it has none. */
 int mstore_message_last(store *db, const char *u, const char *a, const char *session,
                         mstore_row_fn fn, void *ctx, dbmcp_error *err);
-/* Append a message (seq = last + 1); item_id 0 = no content. */
+/* Append a message (seq = last + 1); item_id 0 = no content; tool_calls
+ * NULL or a JSON array text. */
 int mstore_message_insert(store *db, const char *u, const char *a, const char *session,
                           const char *role, int64_t item_id, const char *tool_call_id,
-                          const char *tool_name, const char *metadata, const char *now, int64_t *id,
-                          dbmcp_error *err);
+                          const char *tool_name, const char *tool_calls, const char *metadata,
+                          const char *now, int64_t *id, dbmcp_error *err);
 /* Messages oldest first (limit > 0: the last `limit`). Columns: 0 id, 1
- * role, 2 content, 3 tool_call_id, 4 tool_name, 5 metadata, 6 created_at. */
+ * role, 2 content, 3 tool_call_id, 4 tool_name, 5 metadata, 6 created_at,
+ * 7 tool_calls. */
 int mstore_history(store *db, const char *u, const char *a, const char *session, int limit,
                    mstore_row_fn fn, void *ctx, dbmcp_error *err);
 
@@ -157,6 +159,24 @@ int mstore_node_label(store *db, const char *u, const char *a, const char *kind,
  * the shared FTS and vector indexes of every scope. */
 int mstore_scope_item_ids(store *db, const char *u, const char *a, int tier_mask, int64_t **ids,
                           size_t *n, dbmcp_error *err);
+
+/* Attribute filters of a recall (NULL fields: no filter). role: messages
+ * only; status, task_type: episodes only; category: knowledge only;
+ * session_id: messages and episodes. metadata: a JSON object of top-level
+ * keys (without '"') whose scalar values the row's metadata must hold. */
+typedef struct mstore_item_filter {
+    const char *role, *status, *task_type, *category, *session_id;
+    const char *metadata;
+} mstore_item_filter;
+/* As mstore_scope_item_ids, keeping only items with at least one
+ * occurrence (a message, the episode, any knowledge version) that passes
+ * every filter of f: the candidate-stage filter of recall, so that a narrow
+ * filter does not starve the top k. A superset of the rows the exact
+ * filters of recall then keep (metadata scalars compared after
+ * json_extract, so 1 and 1.0 both pass here). */
+int mstore_scope_item_ids_filtered(store *db, const char *u, const char *a, int tier_mask,
+                                   const mstore_item_filter *f, int64_t **ids, size_t *n,
+                                   dbmcp_error *err);
 /* The corpus version key bumped whenever memory vectors change
  * (search_index.h, dbmcp_data_versions). */
 #define MSTORE_VERSION_KEY "memory"

@@ -113,8 +113,14 @@ static int tool_save_message(tool_env *env, const json_t *args, tool_output *out
     const char *given = json_get_str(args, "session_id");
     int opened = !given;
     char *meta = metadata_text(args);
-    mem_message_in m = {json_get_str(args, "role"), json_get_str(args, "content"),
-                        json_get_str(args, "tool_call_id"), json_get_str(args, "tool_name"), meta};
+    json_t *tc = json_object_get(args, "tool_calls");
+    char *calls = tc ? json_dump_compact(tc) : NULL;
+    mem_message_in m = {json_get_str(args, "role"),
+                        json_get_str(args, "content"),
+                        json_get_str(args, "tool_call_id"),
+                        json_get_str(args, "tool_name"),
+                        meta,
+                        calls};
     int64_t id = 0;
     int dedup = 0;
     /* Check first: a refused message must not leave an empty new session. */
@@ -122,6 +128,7 @@ static int tool_save_message(tool_env *env, const json_t *args, tool_output *out
         (rc = mem_session_open(c.db, &c.scope, &c.cfg, given, session, err)) == 0)
         rc = mem_message_save(c.db, &c.scope, &c.cfg, session, &m, &id, &dedup, err);
     free(meta);
+    free(calls);
     if (rc)
         return rc;
     json_t *r =
@@ -150,6 +157,9 @@ static int tool_get_session_history(tool_env *env, const json_t *args, tool_outp
                               "content", capped(m->content, &cut), "time", m->created_at);
         set_opt(o, "tool_call_id", m->tool_call_id);
         set_opt(o, "tool_name", m->tool_name);
+        json_t *calls = json_parse_text(m->tool_calls);
+        if (calls)
+            json_object_set_new(o, "tool_calls", calls);
         json_t *meta = json_parse_text(m->metadata);
         if (meta)
             json_object_set_new(o, "metadata", meta);
@@ -258,6 +268,7 @@ static int tool_search_episodes(tool_env *env, const json_t *args, tool_output *
         req.from = from;
         req.to = to;
         req.status = json_get_str(args, "status");
+        req.task_type = json_get_str(args, "task_type");
         req.k = limit;
         req.metadata = json_object_get(args, "metadata");
         return run_search(env, &c, &req, out, err);

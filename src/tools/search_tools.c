@@ -378,7 +378,7 @@ static int search_documents(tool_env *env, const json_t *args, tool_output *out,
     rc = docs_filter_chunks(env->internal_db, &a.filter, id_set_add, &allowed, err);
     if (!rc && allowed.oom)
         rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    if (!rc)
+    if (!rc && allowed.n > 1) /* qsort(NULL, 0) is undefined */
         qsort(allowed.ids, allowed.n, sizeof *allowed.ids, cmp_id);
     thesaurus_strings expansions = {0};
     if (!rc && a.expand)

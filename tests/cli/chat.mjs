@@ -21,7 +21,10 @@
 //                    "answer_contains": […], "answer_lacks": […], "llm_calls": 2,
 //                    "tool_calls": [["name", "status"], …],
 //                    "sql": [["SELECT … '$RUN' …", "expected text"], …],
-//                    "stderr_contains": […]}}
+//                    "stderr_contains": […],
+//                    "history": [{"path": "messages.1.tool_calls.0.id", "equals": X}, …]}}
+//     (history: checks on get_session_history of the run's session, called as
+//      `dbmcp call --interface memory` by the chat's principal)
 //   CHECK: {"request": i, "path": "body.messages.-1.role", "equals": X}
 //        | {"request": i, "path": "body.messages.1.content", "contains": "s"}
 //        | {"request": i, "contains": "s"} | {"request": i, "lacks": "s"}
@@ -175,6 +178,16 @@ function checkRun(c, run, out, ctx, failures, label) {
   for (const [q, expected] of e.sql || []) {
     const got = sql(ctx.db, q.replace(/\$RUN/g, j.run_id).replace(/\$SESSION/g, j.session));
     if (got !== String(expected)) failures.push(`${label}: ${q} → ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+  }
+  if (e.history) {
+    const who = ctx.env.DBMCP_PRINCIPAL || 'local';
+    const h = spawnSync(BIN, ['call', '--db', ctx.db, '--interface', 'memory', '--principal', who, 'get_session_history', JSON.stringify({ session_id: j.session })], { env: ctx.env, encoding: 'utf8' });
+    let hist = null;
+    try { hist = JSON.parse(h.stdout); } catch { failures.push(`${label}: get_session_history gave no JSON: ${(h.stdout + h.stderr).slice(0, 300)}`); }
+    for (const ch of hist ? e.history : []) {
+      const v = get(hist, ch.path);
+      if (JSON.stringify(v) !== JSON.stringify(ch.equals)) failures.push(`${label}: history ${ch.path} = ${JSON.stringify(v)?.slice(0, 200)}, expected ${JSON.stringify(ch.equals)}`);
+    }
   }
 }
 

@@ -6,7 +6,9 @@
 # after an update, forgetting; scope isolation between users (arguments,
 # links and graph traversal never reach another user's rows; an agent-bound
 # key cannot switch agents); clear errors for bad arguments; expiry and
-# compaction, including a crash inside a compaction transaction; a server
+# compaction, including a crash inside a compaction transaction; LLM
+# summaries from the scripted provider (tests/stub) and the extractive
+# fallback when it fails; a server
 # killed while embedding jobs are pending, restarted, completing them all.
 # Never asserts timings. Prints "N passed, M failed"; exits 1 on failure.
 #
@@ -23,12 +25,14 @@ command -v curl >/dev/null || { echo "memory.sh: curl is required" >&2; exit 1; 
 
 WORK="$(mktemp -d)"
 SERVER_PID=""
+STUB_PID=""
 cleanup() {
   [ -n "$SERVER_PID" ] && kill -9 "$SERVER_PID" 2>/dev/null
+  [ -n "$STUB_PID" ] && kill "$STUB_PID" 2>/dev/null
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-unset DBMCP_DB DBMCP_PRINCIPAL DBMCP_INTERFACE
+unset DBMCP_DB DBMCP_PRINCIPAL DBMCP_INTERFACE DBMCP_LLM_URL DBMCP_LLM_MODEL DBMCP_LLM_PROVIDER
 export DBMCP_LOG=error
 
 passed=0
@@ -110,6 +114,20 @@ expect "history keeps every message of the session in order" \
 call bob save_message '{"role":"user","content":"Noted: Hamburg opens at seven."}'
 expect "another user's identical text is a separate item" \
   is 'r.deduplicated===false'
+
+# An assistant message carries its tool calls (OpenAI shape); tool messages answer them by id.
+call tina save_message '{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"sales_by_region","arguments":"{\"year\":2024}"}},{"id":"c2","function":{"name":"sales_by_region","arguments":"{}"}}]}'
+TSESSION=$(j r.session_id)
+expect "an assistant message with tool calls and no text is stored" is 'r.message_id>0'
+call tina save_message "{\"session_id\":\"$TSESSION\",\"role\":\"tool\",\"content\":\"revenue 42\",\"tool_call_id\":\"c1\",\"tool_name\":\"sales_by_region\"}"
+call tina get_session_history "{\"session_id\":\"$TSESSION\"}"
+expect "history shows the tool calls and the tool message answering one by id" \
+  is 'r.messages[0].tool_calls.length===2 && r.messages[0].tool_calls[0].function.arguments==="{\"year\":2024}" && r.messages[0].tool_calls[1].type==="function" && r.messages[1].tool_call_id==="c1" && r.messages[1].tool_name==="sales_by_region" && r.messages[1].tool_calls===undefined'
+call tina save_message '{"role":"user","content":"x","tool_calls":[{"id":"c1","function":{"name":"t","arguments":"{}"}}]}'
+expect "only an assistant message may carry tool calls" fails_with "tool_calls: only an assistant message has them"
+call tina save_message '{"role":"assistant","content":"","tool_calls":[{"id":"c1","function":{"name":"t"}}]}'
+expect "a tool call without arguments is refused by the schema" fails_with "arguments"
+expect "refused tool calls wrote nothing" test "$(sql "SELECT count(*) FROM dbmcp_mem_messages WHERE user_id='tina'")" = 2
 
 # --- knowledge versions and as-of reads ------------------------------------------------------
 
@@ -316,6 +334,93 @@ for v in A B C; do call erin save_knowledge "{\"key\":\"room\",\"value\":\"$v\"}
 expect "old knowledge versions are pruned by policy" grep -q "knowledge versions pruned:      1" "$OUT"
 call erin get_knowledge '{"key":"room","history":true}'
 expect "pruning keeps the current and the newest closed versions" is 'r.versions.map(v=>v.value).join()==="B,C"'
+
+# --- filters before the cut to k (own database) ----------------------------------------------
+
+DB="$WORK/filters.db"
+init
+for t in report report booking booking booking; do
+  call hank save_episode "{\"description\":\"Quarterly numbers task ($t, $RANDOM)\",\"status\":\"success\",\"task_type\":\"$t\"}"
+done
+call hank search_episodes '{"query":"quarterly numbers","task_type":"booking"}'
+expect "search_episodes with a query honours task_type" \
+  is 'r.hits.length===3 && r.hits.every(h=>h.task_type==="booking")'
+call hank search_episodes '{"task_type":"report"}'
+expect "search_episodes without a query honours task_type" \
+  is 'r.episodes.length===2 && r.episodes.every(e=>e.task_type==="report")'
+# 60 short "invoice" messages of project alpha outrank (BM25) three long ones of
+# project beta: a filter applied after the cut would find no beta message.
+call hank save_message '{"role":"user","content":"invoice 0","metadata":{"project":"alpha"}}'
+HS=$(j r.session_id)
+for i in $(seq 1 59); do
+  call hank save_message "{\"session_id\":\"$HS\",\"role\":\"user\",\"content\":\"invoice $i\",\"metadata\":{\"project\":\"alpha\"}}"
+done
+for i in 1 2 3; do
+  call hank save_message "{\"session_id\":\"$HS\",\"role\":\"user\",\"content\":\"The invoice $i for the beta project was sent by post to the accounting office of the customer in Bremen last week, together with the delivery notes, the signed contract and a cover letter.\",\"metadata\":{\"project\":\"beta\",\"n\":$i}}"
+done
+call hank memory_search '{"query":"invoice","limit":5}'
+expect "unfiltered, the short alpha messages rank first" \
+  is 'r.hits.length===5 && r.hits.every(h=>h.metadata.project==="alpha")'
+call hank memory_search '{"query":"invoice","limit":3,"metadata":{"project":"beta"}}'
+expect "a narrow metadata filter still returns k hits" \
+  is 'r.hits.length===3 && r.hits.every(h=>h.metadata.project==="beta")'
+call hank memory_search '{"query":"invoice","limit":5,"metadata":{"project":"beta","n":2}}'
+expect "every metadata key must match" is 'r.hits.length===1 && r.hits[0].text.includes("invoice 2 ")'
+call hank memory_search '{"query":"invoice","metadata":{"project":"gamma"}}'
+expect "a filter nothing matches returns no hits" is 'r.hits.length===0'
+
+# --- LLM summaries at compaction (scripted provider: tests/stub/openai-stub.mjs) ----------------
+
+DB="$WORK/summary.db"
+init
+set_setting memory.session_idle_s 1
+# Step 1 answers the first session's summary; steps 2 and 3 are HTTP 500 (one retry).
+cat >"$WORK/summary-scenario.json" <<'JSON'
+{"chat": [
+  {"expect": {"model": "stub-model", "tools": false, "body_contains": "boardroom"},
+   "reply": {"content": "  Gina booked the boardroom for Tuesday; catering is still open.\n"}},
+  {"status": 500, "body": {"error": {"message": "boom", "type": "server_error"}}},
+  {"status": 500, "body": {"error": {"message": "boom again", "type": "server_error"}}}
+]}
+JSON
+node "$ROOT/tests/stub/openai-stub.mjs" --port 0 --scenario "$WORK/summary-scenario.json" \
+  --log "$WORK/summary-log.jsonl" >"$WORK/summary-port" 2>"$WORK/summary-stub.err" &
+STUB_PID=$!
+for _ in $(seq 1 100); do [ -s "$WORK/summary-port" ] && break; sleep 0.05; done
+STUB_PORT=$(head -n1 "$WORK/summary-port")
+llm_compact() {
+  DBMCP_LLM_URL="http://127.0.0.1:$STUB_PORT/v1" DBMCP_LLM_MODEL=stub-model DBMCP_LLM_API_KEY_ENV=none \
+    DBMCP_LLM_MAX_RETRIES=1 DBMCP_LLM_BACKOFF_BASE_MS=1 DBMCP_LOG=warn \
+    "$BIN" memory compact --db "$DB" >"$OUT" 2>"$ERR"
+}
+call gina save_message '{"role":"user","content":"Please book the boardroom for Tuesday."}'
+call gina save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assistant\",\"content\":\"The boardroom is booked for Tuesday. Catering is not arranged yet.\"}"
+sleep 1.3
+expect "compaction with an LLM provider succeeds" llm_compact
+expect "the episode holds the LLM's summary (trimmed) and says so" \
+  test "$(sql "SELECT summary || '|' || json_extract(metadata, '$.summary') FROM dbmcp_mem_episodes")" = \
+  "Gina booked the boardroom for Tuesday; catering is still open.|llm"
+expect "the session's messages were sent to the model, after the summary instruction" \
+  node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").map(JSON.parse);
+    const m=l[0].body.messages; process.exit(l.length===1 && l[0].failures.length===0 && m.length===2 &&
+    m[0].role==="system" && /[Ss]ummar/.test(m[0].content) && m[1].role==="user" &&
+    m[1].content.includes("user: Please book the boardroom for Tuesday.") &&
+    m[1].content.includes("assistant: The boardroom is booked for Tuesday. Catering is not arranged yet.") ? 0 : 1)' \
+  "$WORK/summary-log.jsonl"
+call gina search_episodes '{"query":"catering"}'
+expect "the LLM summary is searchable" is 'r.hits.length===1 && r.hits[0].text.includes("catering is still open")'
+call gina save_message '{"role":"user","content":"Order sandwiches for the workshop."}'
+call gina save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assistant\",\"content\":\"Sandwiches for twelve are ordered for the workshop.\"}"
+sleep 1.3
+expect "compaction survives a failing provider" llm_compact
+expect "on a provider error the extractive summary is used and recorded" \
+  test "$(sql "SELECT json_extract(metadata, '$.summary') || '|' || (summary LIKE '%assistant: Sandwiches for twelve%') FROM dbmcp_mem_episodes WHERE description LIKE '%sandwiches%'")" = "extractive|1"
+expect "the failure was logged for the operator" grep -q "LLM summary failed" "$ERR"
+expect "the failing provider was asked (with one retry) for that session" \
+  test "$(grep -c 'Sandwiches for twelve' "$WORK/summary-log.jsonl")" = 2
+kill "$STUB_PID" 2>/dev/null
+wait "$STUB_PID" 2>/dev/null
+STUB_PID=""
 
 # --- restart with pending embedding jobs ---------------------------------------------------------
 

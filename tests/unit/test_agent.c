@@ -304,6 +304,32 @@ static char *summariser(void *ctx, const llm_message *messages, size_t n, dbmcp_
     return strdup(json_string_value(summary));
 }
 
+/* Every tool call answered by a later tool message with its id, every tool
+ * message answering a call made before it and not yet answered. */
+static int calls_paired(const llm_request *req)
+{
+    for (size_t i = 0; i < req->message_count; i++) {
+        const llm_message *m = &req->messages[i];
+        for (size_t j = 0; j < m->tool_call_count; j++) {
+            int answered = 0;
+            for (size_t k = i + 1; k < req->message_count && !answered; k++)
+                answered = req->messages[k].role == LLM_ROLE_TOOL &&
+                           strcmp(req->messages[k].tool_call_id, m->tool_calls[j].id) == 0;
+            if (!answered)
+                return 0;
+        }
+        if (m->role != LLM_ROLE_TOOL)
+            continue;
+        int called = 0;
+        for (size_t k = i; k > 0 && !called; k--)
+            for (size_t j = 0; j < req->messages[k - 1].tool_call_count && !called; j++)
+                called = strcmp(req->messages[k - 1].tool_calls[j].id, m->tool_call_id) == 0;
+        if (!called)
+            return 0;
+    }
+    return 1;
+}
+
 static char *check_budget(const json_t *c, char *why, size_t size)
 {
     llm_request req;
@@ -350,6 +376,10 @@ static char *check_budget(const json_t *c, char *why, size_t size)
             snprintf(why, size, "message %zu is %.200s", at, content ? content : "(none)");
             problem = why;
         }
+    }
+    if (!problem && !calls_paired(&req)) {
+        snprintf(why, size, "a tool call lost its answer or an answer its call");
+        problem = why;
     }
     if (!problem && json_object_get(e, "question_index") &&
         b.question_index != (size_t)int_or(e, "question_index", -1)) {

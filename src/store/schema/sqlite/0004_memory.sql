@@ -87,6 +87,10 @@ CREATE TABLE dbmcp_mem_messages (
     item_id      INTEGER REFERENCES dbmcp_mem_items (id), -- NULL for empty content
     tool_call_id TEXT,
     tool_name    TEXT,
+    -- assistant: the tool calls it made, the OpenAI array
+    -- [{"id","type":"function","function":{"name","arguments"}}]; else NULL
+    tool_calls   TEXT CHECK (tool_calls IS NULL OR
+                             (json_valid(tool_calls) AND json_type(tool_calls) = 'array')),
     metadata     TEXT CHECK (metadata IS NULL OR json_valid(metadata)),
     created_at   TEXT NOT NULL,
     UNIQUE (session_id, seq)

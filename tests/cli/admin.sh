@@ -20,26 +20,9 @@ BIN="${DBMCP:-$ROOT/build/dbmcp}"
 CASES="$ROOT/tests/cases/admin/cases.txt"
 FILES="$ROOT/tests/cases/admin/files"
 
-command -v sqlite3 >/dev/null || { echo "admin.sh: sqlite3 is required" >&2; exit 1; }
-[ -x "$BIN" ] || { echo "admin.sh: $BIN not built (run make)" >&2; exit 1; }
-
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-DB="$WORK/admin.db"
-export WORK
-
-if ! "$BIN" init --db "$DB" --demo 2>"$WORK/init.err"; then
-  echo "admin.sh: dbmcp init failed:" >&2
-  cat "$WORK/init.err" >&2
-  exit 1
-fi
-
-# Cases call `dbmcp ARGS`; the database is appended here (help takes none).
-dbmcp() {
-  if [ "${1:-}" = help ]; then "$BIN" "$@"; else "$BIN" "$@" --db "$DB"; fi
-}
-
-CASE_PREFIX="dbmcp "
 # shellcheck source=tests/cli/cases.sh
 . "$ROOT/tests/cli/cases.sh"
+cases_init_demo admin
+
+CASE_PREFIX="dbmcp "
 run_cases "$CASES"

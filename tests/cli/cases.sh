@@ -15,10 +15,34 @@
 #   bytes<N                 stdout is shorter than N bytes
 #   sql:QUERY => VALUE      sqlite3 $DB prints VALUE for QUERY
 #
-# The sourcing script sets DB, WORK (scratch) and FILES and defines the
-# functions its commands use; run_cases CASEFILE then runs every case, in
+# The sourcing script sets BIN and FILES, calls cases_init_demo NAME (or
+# sets DB and WORK itself) and defines the functions its commands use; run_cases CASEFILE then runs every case, in
 # order, prints "ok"/"FAIL" a case and "N passed, M failed" last, and
 # returns 1 on any failure.
+
+# cases_init_demo NAME: what every case script starts with. Needs sqlite3
+# and an executable $BIN; makes the scratch directory $WORK (removed on
+# exit) and $DB = $WORK/NAME.db initialised with the demo data (init's
+# stderr stays in $WORK/init.err), and defines `dbmcp ARGS`, which runs
+# $BIN with --db $DB appended (help takes none).
+cases_init_demo() {
+  local name=$1
+  command -v sqlite3 >/dev/null || { echo "$name.sh: sqlite3 is required" >&2; exit 1; }
+  [ -x "$BIN" ] || { echo "$name.sh: $BIN not built (run make)" >&2; exit 1; }
+  WORK="$(mktemp -d)"
+  trap 'rm -rf "$WORK"' EXIT
+  DB="$WORK/$name.db"
+  export WORK DB
+  if ! "$BIN" init --db "$DB" --demo 2>"$WORK/init.err"; then
+    echo "$name.sh: dbmcp init failed:" >&2
+    cat "$WORK/init.err" >&2
+    exit 1
+  fi
+}
+
+dbmcp() {
+  if [ "${1:-}" = help ]; then "$BIN" "$@"; else "$BIN" "$@" --db "$DB"; fi
+}
 
 dump_sum() { sqlite3 "$DB" .dump | md5sum | cut -d' ' -f1; }
 

@@ -25,28 +25,14 @@ BIN="${DBMCP:-$ROOT/build/dbmcp}"
 CASES="$ROOT/tests/cases/report/cases.txt"
 FILES="$ROOT/tests/cases/report/files"
 
-command -v sqlite3 >/dev/null || { echo "report.sh: sqlite3 is required" >&2; exit 1; }
-[ -x "$BIN" ] || { echo "report.sh: $BIN not built (run make)" >&2; exit 1; }
-
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-DB="$WORK/report.db"
-WIDE="$WORK/wide.db"
-export WORK DB WIDE
 unset DBMCP_PRINCIPAL DBMCP_INTERFACE DBMCP_ALLOWED_TOOLS DBMCP_DB
+# shellcheck source=tests/cli/cases.sh
+. "$ROOT/tests/cli/cases.sh"
+cases_init_demo report
+WIDE="$WORK/wide.db"
+export WIDE
 
-if ! "$BIN" init --db "$DB" --demo 2>"$WORK/init.err"; then
-  echo "report.sh: dbmcp init failed:" >&2
-  cat "$WORK/init.err" >&2
-  exit 1
-fi
-
-dbmcp() {
-  if [ "${1:-}" = help ]; then "$BIN" "$@"; else "$BIN" "$@" --db "$DB"; fi
-}
 dbmcp_wide() { "$BIN" "$@" --db "$WIDE"; }
 sq() { if [ $# -gt 0 ]; then sqlite3 "$DB" "$@"; else sqlite3 "$DB"; fi; }
 
-# shellcheck source=tests/cli/cases.sh
-. "$ROOT/tests/cli/cases.sh"
 run_cases "$CASES"

@@ -19,31 +19,14 @@ BIN="${DBMCP:-$ROOT/build/dbmcp}"
 CASES="$ROOT/tests/cases/thesaurus/cases.txt"
 FILES="$ROOT/tests/cases/thesaurus"
 
-command -v sqlite3 >/dev/null || { echo "thesaurus.sh: sqlite3 is required" >&2; exit 1; }
-[ -x "$BIN" ] || { echo "thesaurus.sh: $BIN not built (run make)" >&2; exit 1; }
-
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-DB="$WORK/thesaurus.db"
-export WORK
-
-if ! "$BIN" init --db "$DB" --demo 2>"$WORK/init.err"; then
-  echo "thesaurus.sh: dbmcp init failed:" >&2
-  cat "$WORK/init.err" >&2
-  exit 1
-fi
+# shellcheck source=tests/cli/cases.sh
+. "$ROOT/tests/cli/cases.sh"
+cases_init_demo thesaurus
 grep -q "scheme tarif: 50 concepts" "$WORK/init.err" || {
   echo "thesaurus.sh: init --demo did not import the Tarif thesaurus:" >&2
   cat "$WORK/init.err" >&2
   exit 1
 }
 
-# Cases call `dbmcp ARGS`; the database is appended here (help takes none).
-dbmcp() {
-  if [ "${1:-}" = help ]; then "$BIN" "$@"; else "$BIN" "$@" --db "$DB"; fi
-}
-
 CASE_PREFIX="dbmcp "
-# shellcheck source=tests/cli/cases.sh
-. "$ROOT/tests/cli/cases.sh"
 run_cases "$CASES"

@@ -14,6 +14,9 @@ packages=(
   # OpenSSL flavour conflicts with it, so both use libcurl4-gnutls-dev.
   libcurl4-gnutls-dev
   libutf8proc-dev libstemmer-dev libxml2-dev libpoppler-glib-dev libraptor2-dev
+  # Not linked: dbmcp opens these with dlopen on first use (src/core/optlib.h) and
+  # names them when missing. The -dev packages above pull them in; listed for clarity.
+  libcurl3-gnutls libxml2 libpoppler-glib8 libraptor2-0
   mythes-de mythes-en-us
   libcmocka-dev
   valgrind curl ca-certificates

@@ -35,8 +35,10 @@ per_input="${FUZZ_TIMEOUT:-10}"
 jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 clang="${CLANG:-clang}"
 build="build/fuzz"
-# The Makefile's PKGS: the library links against all of them (+ -lstemmer below).
+# The Makefile's PKGS (headers) and LINK_PKGS (linked, + -lstemmer below): libcurl,
+# libxml2, poppler-glib and raptor2 are opened with dlopen on first use (src/core/optlib.h).
 pkgs="sqlite3 jansson libmicrohttpd libsodium libcurl libutf8proc libxml-2.0 poppler-glib raptor2"
+link_pkgs="sqlite3 jansson libmicrohttpd libsodium libutf8proc"
 
 command -v "$clang" >/dev/null || { echo "fuzz: $clang not found (scripts/deps.sh installs it)" >&2; exit 2; }
 
@@ -99,7 +101,7 @@ for name in "${targets[@]}"; do
   echo "fuzz: linking $build/fuzz_$name" >&2
   # shellcheck disable=SC2086 # flag lists split on purpose
   "$clang" $target_cflags -fsanitize=fuzzer -o "$build/fuzz_$name" "fuzz/fuzz_$name.c" \
-    "${objects[@]}" $(pkg-config --libs $pkgs) -lstemmer -lpthread -lm
+    "${objects[@]}" $(pkg-config --libs $link_pkgs) -lstemmer -lpthread -lm -ldl
 done
 
 # --- run --------------------------------------------------------------------

@@ -26,7 +26,7 @@
 /* A mem_summary_fn. 0 with *out (malloc'd, non-empty); DBMCP_ENOTFOUND when
  * no provider is configured; any other code with err naming the failure
  * (configuration error, the provider's normalised error, an empty answer).
- * Makes one llm_chat call (with its retries); needs llm_global_init. */
+ * Makes one llm_chat call (with its retries). */
 int agent_memory_summary(store *db, const char *const *roles, const char *const *texts, size_t n,
                          char **out, dbmcp_error *err);
 

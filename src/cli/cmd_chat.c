@@ -9,7 +9,7 @@
 
 #include "agent/run.h"
 #include "cli/cli.h"
-#include "llm/llm.h"
+#include "core/curl_lib.h"
 #include "mcp/agent_port.h"
 #include "mcp/server.h"
 
@@ -36,10 +36,9 @@ static int run_chat(cli_args *a)
     const char *message = a->argv[0];
     if (!*message)
         return cli_usage_error(a->cmd, "the message must not be empty");
-    if (llm_global_init() != 0) {
-        fprintf(stderr, "dbmcp chat: libcurl could not be initialised\n");
-        return CLI_FAIL;
-    }
+    dbmcp_error lib_err;
+    if (curl_lib_open(&lib_err) != 0) /* before any work: every chat calls an LLM */
+        return cli_fail(&lib_err);
     mcp_server *srv = NULL;
     int rc = cli_make_server(a, &srv);
     if (rc)

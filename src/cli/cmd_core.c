@@ -12,7 +12,6 @@
 #include "docs/demo.h"
 #include "core/log.h"
 #include "mcp/jsonrpc.h"
-#include "llm/llm.h"
 #include "mcp/server.h"
 #include "memory/compact.h"
 #include "memory/worker.h"
@@ -135,8 +134,8 @@ static int run_serve(cli_args *a)
     dbmcp_error err;
     dbmcp_error_clear(&err);
     mem_worker *memory_worker = NULL; /* embedding jobs + compaction schedule */
-    if (llm_global_init() == 0) /* compaction's LLM summaries, when a provider is configured */
-        mem_compact_set_summarizer(agent_memory_summary);
+    /* compaction's LLM summaries, when a provider is configured (libcurl opens at the first) */
+    mem_compact_set_summarizer(agent_memory_summary);
     if (mem_worker_start(cli_db_url(a), &memory_worker, &err) != 0)
         log_msg(LOG_WARN, "memory", "memory worker not started: %s", err.message);
     dbmcp_error_clear(&err);

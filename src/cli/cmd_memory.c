@@ -8,7 +8,6 @@
 
 #include "agent/memory_summary.h"
 #include "cli/cli.h"
-#include "llm/llm.h"
 #include "memory/compact.h"
 #include "memory/memory.h"
 #include "memory/recall.h"
@@ -29,8 +28,7 @@ static int run_memory_compact(cli_args *a)
     mem_config_load(db, &cfg);
     mem_compact_stats st;
     dbmcp_error err;
-    if (llm_global_init() == 0) /* LLM summaries when a provider is configured */
-        mem_compact_set_summarizer(agent_memory_summary);
+    mem_compact_set_summarizer(agent_memory_summary); /* when a provider is configured */
     int rc = mem_compact(db, &cfg, &st, &err);
     store_close(db);
     if (rc)

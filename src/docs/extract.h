@@ -18,7 +18,9 @@
  *
  * Ownership: doc_extracted owns text and title; free with
  * doc_extracted_free. Thread-safe (libxml2 and poppler keep per-call
- * state; call xmlInitParser once at startup in threaded programs).
+ * state). libxml2 and poppler-glib are opened on the first HTML or PDF
+ * (core/xml_lib.h, core/optlib.h); when one is missing, that format fails
+ * with DBMCP_EINTERNAL naming the library and its Debian package.
  */
 #ifndef DBMCP_DOCS_EXTRACT_H
 #define DBMCP_DOCS_EXTRACT_H

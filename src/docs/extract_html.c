@@ -9,15 +9,15 @@
  * accepted only when its first kilobyte declares a charset (libxml2 then
  * converts it); otherwise it is refused with the offset of the first bad
  * byte, like plain text.
+ *
+ * libxml2 is opened on the first call (core/xml_lib.h), not linked.
  */
 #include <ctype.h>
-#include <libxml/HTMLparser.h>
-#include <libxml/encoding.h>
-#include <libxml/tree.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/xml_lib.h"
 #include "docs/extract.h"
 #include "search/textnorm.h"
 
@@ -203,12 +203,12 @@ static const xmlNode *find_element(const xmlNode *n, const char *name, int depth
 /* The text content of <title>, white space collapsed. Caller frees. */
 static char *title_text(const xmlNode *title)
 {
-    xmlChar *raw = xmlNodeGetContent(title);
+    xmlChar *raw = xml_api.xmlNodeGetContent(title);
     if (!raw)
         return NULL;
     text_buf b = {0};
     buf_text(&b, (const char *)raw, 0);
-    xmlFree(raw);
+    (*xml_api.xmlFree)(raw);
     if (b.oom || !b.len) {
         free(b.s);
         return NULL;
@@ -240,10 +240,10 @@ static int declares_other_charset(const char *data, size_t n)
         name[len] = '\0';
         if (len == 0 || strcasecmp(name, "utf-8") == 0 || strcasecmp(name, "utf8") == 0)
             return 0;
-        xmlCharEncodingHandlerPtr h = xmlFindCharEncodingHandler(name);
+        xmlCharEncodingHandlerPtr h = xml_api.xmlFindCharEncodingHandler(name);
         if (!h)
             return 0;
-        xmlCharEncCloseFunc(h);
+        xml_api.xmlCharEncCloseFunc(h);
         return 1;
     }
     return 0;
@@ -260,6 +260,9 @@ int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error
     memset(out, 0, sizeof *out);
     if (n > (size_t)INT32_MAX)
         return dbmcp_error_set(err, DBMCP_ETOOBIG, "the HTML is too large to parse");
+    int rc = xml_lib_open(err);
+    if (rc)
+        return rc;
     const char *encoding = "UTF-8";
     if (text_utf8_valid_prefix(data, n) != n || memchr(data, '\0', n)) {
         if (!declares_other_charset(data, n))
@@ -268,10 +271,10 @@ int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error
     }
     int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
                HTML_PARSE_NOBLANKS | HTML_PARSE_COMPACT;
-    htmlDocPtr doc = htmlReadMemory(data, (int)n, NULL, encoding, opts);
+    htmlDocPtr doc = xml_api.htmlReadMemory(data, (int)n, NULL, encoding, opts);
     if (!doc)
         return dbmcp_error_set(err, DBMCP_EINVAL, "the HTML could not be parsed");
-    const xmlNode *root = xmlDocGetRootElement(doc);
+    const xmlNode *root = xml_api.xmlDocGetRootElement(doc);
     walk w = {0};
     const xmlNode *body = root ? find_element(root, "body", 0) : NULL;
     if (body)
@@ -280,7 +283,7 @@ int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error
         walk_node(&w, root, 0);
     const xmlNode *t = root ? find_element(root, "title", 0) : NULL;
     char *title = t ? title_text(t) : NULL;
-    xmlFreeDoc(doc);
+    xml_api.xmlFreeDoc(doc);
     if (w.out.oom) {
         free(w.out.s);
         free(w.h1);

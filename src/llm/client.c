@@ -7,7 +7,6 @@
  * when the error is retryable (see llm.h for which are). The API key is
  * read from the environment at each call and only ever put in a header.
  */
-#include <curl/curl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "core/curl_lib.h"
 #include "core/ids.h"
 #include "core/jsonutil.h"
 #include "llm/internal.h"
@@ -27,11 +27,6 @@ static void real_sleep(long ms)
 }
 
 void (*llm_sleep_fn)(long ms) = real_sleep;
-
-int llm_global_init(void)
-{
-    return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
-}
 
 /* One attempt's state, reset before each. */
 typedef struct attempt {
@@ -74,7 +69,7 @@ static size_t on_header(char *data, size_t size, size_t count, void *userp)
 static long status_of(CURL *curl)
 {
     long status = 0;
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_api.curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     return status;
 }
 
@@ -163,34 +158,34 @@ static int attempt_run(attempt *a, const char *url, struct curl_slist *headers, 
                        llm_response *out, llm_error *err)
 {
     char curl_msg[CURL_ERROR_SIZE] = "";
-    a->curl = curl_easy_init();
+    a->curl = curl_api.curl_easy_init();
     if (!a->curl)
         return llm_error_local(err, a->cfg->provider, LLM_ERR_OTHER, 0, "curl_easy_init failed");
     CURL *c = a->curl;
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, a->cfg->connect_timeout_ms);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, a->cfg->timeout_ms);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "dbmcp");
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_msg);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, a);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, a);
+    curl_api.curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_api.curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_api.curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_api.curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    curl_api.curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_api.curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, a->cfg->connect_timeout_ms);
+    curl_api.curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, a->cfg->timeout_ms);
+    curl_api.curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_api.curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_api.curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+    curl_api.curl_easy_setopt(c, CURLOPT_USERAGENT, "dbmcp");
+    curl_api.curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_msg);
+    curl_api.curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_api.curl_easy_setopt(c, CURLOPT_HEADERDATA, a);
+    curl_api.curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_api.curl_easy_setopt(c, CURLOPT_WRITEDATA, a);
 #if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_api.curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
-    CURLcode rc = curl_easy_perform(c);
+    CURLcode rc = curl_api.curl_easy_perform(c);
     if (rc != CURLE_OK && !curl_msg[0])
-        snprintf(curl_msg, sizeof curl_msg, "%s", curl_easy_strerror(rc));
+        snprintf(curl_msg, sizeof curl_msg, "%s", curl_api.curl_easy_strerror(rc));
     int result = attempt_result(a, rc, curl_msg, out, err);
-    curl_easy_cleanup(c);
+    curl_api.curl_easy_cleanup(c);
     a->curl = NULL;
     return result;
 }
@@ -229,7 +224,7 @@ static struct curl_slist *headers_build(const llm_config *cfg, const llm_request
     const char *fixed[] = {"Content-Type: application/json", "Expect:",
                            req->stream ? "Accept: text/event-stream" : "Accept: application/json"};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
-        if (!(next = curl_slist_append(h, fixed[i])))
+        if (!(next = curl_api.curl_slist_append(h, fixed[i])))
             goto fail;
         h = next;
     }
@@ -238,7 +233,7 @@ static struct curl_slist *headers_build(const llm_config *cfg, const llm_request
             snprintf(line, sizeof line, "api-key: %s", key);
         else
             snprintf(line, sizeof line, "Authorization: Bearer %s", key);
-        next = curl_slist_append(h, line);
+        next = curl_api.curl_slist_append(h, line);
         sodium_memzero(line, sizeof line);
         if (!next)
             goto fail;
@@ -246,7 +241,7 @@ static struct curl_slist *headers_build(const llm_config *cfg, const llm_request
     }
     return h;
 fail:
-    curl_slist_free_all(h);
+    curl_api.curl_slist_free_all(h);
     return NULL;
 }
 
@@ -289,7 +284,10 @@ int llm_chat(const llm_config *cfg, const llm_request *req, llm_response *out, l
     char url[1024];
     char *body = NULL;
     struct curl_slist *headers = NULL;
-    int rc = call_prepare(cfg, req, url, sizeof url, &body, &headers, err);
+    dbmcp_error lib_err;
+    int rc = curl_lib_open(&lib_err) != 0
+                 ? llm_error_local(err, cfg->provider, LLM_ERR_CONFIG, 0, "%s", lib_err.message)
+                 : call_prepare(cfg, req, url, sizeof url, &body, &headers, err);
     attempt a;
     memset(&a, 0, sizeof a);
     a.cfg = cfg;
@@ -312,7 +310,8 @@ int llm_chat(const llm_config *cfg, const llm_request *req, llm_response *out, l
     }
     attempt_reset(&a);
     free(body);
-    curl_slist_free_all(headers);
+    if (headers) /* none when libcurl could not be opened */
+        curl_api.curl_slist_free_all(headers);
     out->attempts = attempts;
     out->latency_ms = ids_monotonic_ms() - start;
     err->attempts = attempts;

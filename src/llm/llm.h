@@ -63,7 +63,8 @@
  * own no heap memory. Zeroed structs are valid empty values.
  *
  * Thread-safety: llm_chat may run in several threads at once with distinct
- * requests and responses; call llm_global_init() once at startup first.
+ * requests and responses. libcurl is opened on the first llm_chat (see
+ * core/curl_lib.h); when it is missing, llm_chat fails with LLM_ERR_CONFIG.
  */
 #ifndef DBMCP_LLM_LLM_H
 #define DBMCP_LLM_LLM_H
@@ -429,14 +430,12 @@ int llm_stream_parse(llm_provider provider, const char *text, size_t len, llm_re
 
 /* --- the call ---------------------------------------------------------- */
 
-/* Initialise libcurl once per process (before threads). 0 or -1. */
-int llm_global_init(void);
-
 /* Send req with cfg (retrying as described at the top) and fill *out
  * (zeroed first; owned by the caller, free with llm_response_free, also
  * after a failure since a truncated stream leaves a partial response).
  * The key is read from getenv(cfg->api_key_env) at each call; a named
- * variable that is unset or empty is LLM_ERR_CONFIG. Returns 0 or a
+ * variable that is unset or empty is LLM_ERR_CONFIG, and so is a missing
+ * libcurl (the message names the library and its package). Returns 0 or a
  * negative dbmcp_code with *err filled (err->attempts, err->base). On
  * success out->attempts and out->latency_ms are set. */
 int llm_chat(const llm_config *cfg, const llm_request *req, llm_response *out, llm_error *err);

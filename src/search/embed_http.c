@@ -20,10 +20,8 @@
  * The service's body appears only in the operator message (err->message,
  * a short excerpt of its error text), never in err->public_message.
  */
-#include <curl/curl.h>
 #include <jansson.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +29,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "core/curl_lib.h"
 #include "search/embed_internal.h"
 #include "search/textnorm.h"
 
@@ -57,14 +56,6 @@ typedef struct http_reply {
     long retry_after_ms; /* from Retry-After / retry-after-ms, -1 when absent */
     long status;         /* HTTP status, 0 when no reply */
 } http_reply;
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc = CURLE_FAILED_INIT;
-
-static void curl_init(void)
-{
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 {
@@ -192,39 +183,40 @@ static attempt_result post_once(const http_embedder *h, const char *body, http_r
     char auth[4096 + 64];
     if (bearer_header(h, auth, sizeof auth, err))
         return ATTEMPT_FAIL;
-    CURL *c = curl_easy_init();
-    struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
-    struct curl_slist *more = hdrs ? curl_slist_append(hdrs, "Accept: application/json") : NULL;
+    CURL *c = curl_api.curl_easy_init();
+    struct curl_slist *hdrs = curl_api.curl_slist_append(NULL, "Content-Type: application/json");
+    struct curl_slist *more =
+        hdrs ? curl_api.curl_slist_append(hdrs, "Accept: application/json") : NULL;
     if (more && auth[0])
-        more = curl_slist_append(more, auth);
+        more = curl_api.curl_slist_append(more, auth);
     explicit_bzero(auth, sizeof auth);
     if (!c || !more) {
-        curl_slist_free_all(hdrs);
-        curl_easy_cleanup(c);
+        curl_api.curl_slist_free_all(hdrs);
+        curl_api.curl_easy_cleanup(c);
         dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
         return ATTEMPT_FAIL;
     }
     hdrs = more;
-    curl_easy_setopt(c, CURLOPT_URL, h->endpoint);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)h->timeout_ms);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(h->timeout_ms < 10000 ? h->timeout_ms : 10000));
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_api.curl_easy_setopt(c, CURLOPT_URL, h->endpoint);
+    curl_api.curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+    curl_api.curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_api.curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    curl_api.curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_api.curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+    curl_api.curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_api.curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+    curl_api.curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)h->timeout_ms);
+    curl_api.curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                              (long)(h->timeout_ms < 10000 ? h->timeout_ms : 10000));
+    curl_api.curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_api.curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_api.curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     char curl_msg[CURL_ERROR_SIZE] = "";
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_msg);
-    CURLcode cc = curl_easy_perform(c);
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-    curl_easy_cleanup(c);
-    curl_slist_free_all(hdrs); /* holds the key: libcurl copied nothing we keep */
+    curl_api.curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_msg);
+    CURLcode cc = curl_api.curl_easy_perform(c);
+    curl_api.curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_api.curl_easy_cleanup(c);
+    curl_api.curl_slist_free_all(hdrs); /* holds the key: libcurl copied nothing we keep */
 
     if (r->too_big) {
         dbmcp_error_set_private(err, DBMCP_ETOOBIG, "the embedding service's reply is too large",
@@ -239,7 +231,7 @@ static attempt_result post_once(const http_embedder *h, const char *body, http_r
                                     ? "the embedding service did not answer in time"
                                     : "the embedding service is unreachable",
                                 "embedding service %s: %s", h->endpoint,
-                                curl_msg[0] ? curl_msg : curl_easy_strerror(cc));
+                                curl_msg[0] ? curl_msg : curl_api.curl_easy_strerror(cc));
         /* A bad URL, certificate or memory stays bad on the next attempt. */
         int lasting = cc == CURLE_OUT_OF_MEMORY || cc == CURLE_URL_MALFORMAT ||
                       cc == CURLE_UNSUPPORTED_PROTOCOL || cc == CURLE_PEER_FAILED_VERIFICATION ||
@@ -526,10 +518,8 @@ int embedder_http_init(embedder *e, const embedder_config *cfg, dbmcp_error *err
     int rc = check_config(cfg, err);
     if (rc)
         return rc;
-    pthread_once(&curl_once, curl_init);
-    if (curl_init_rc != CURLE_OK)
-        return dbmcp_error_set(err, DBMCP_EINTERNAL, "libcurl failed to initialise: %s",
-                               curl_easy_strerror(curl_init_rc));
+    if ((rc = curl_lib_open(err)) != 0)
+        return rc;
     http_embedder *h = calloc(1, sizeof *h);
     if (!h)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");

@@ -9,20 +9,56 @@
  * from the first skos:ConceptScheme. Relation targets outside the file
  * become concepts without labels. Network and file access from inside the
  * document (RDF/XML external entities, imports) is denied.
+ *
+ * raptor2 and libxml2 are opened on the first import (core/optlib.h), not
+ * linked: most processes never import SKOS.
  */
-#include <libxml/parser.h>
 #include <limits.h>
 #include <raptor2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/optlib.h"
+#include "core/xml_lib.h"
 #include "thesaurus/internal.h"
 
 #define SKOS_NS "http://www.w3.org/2004/02/skos/core#"
 #define RDF_TYPE "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 #define SKOS_TRIPLES_MAX 4000000L
 #define SKOS_CHUNK 65536
+
+/* raptor2's functions under their own names and types; raptor_new_world()
+ * is a macro for raptor_new_world_internal(RAPTOR_VERSION). */
+#define RAPTOR_SYMBOLS(X)                                                                          \
+    X(raptor_new_world_internal)                                                                   \
+    X(raptor_world_open)                                                                           \
+    X(raptor_world_set_log_handler)                                                                \
+    X(raptor_free_world)                                                                           \
+    X(raptor_new_parser)                                                                           \
+    X(raptor_parser_set_option)                                                                    \
+    X(raptor_parser_set_statement_handler)                                                         \
+    X(raptor_parser_parse_start)                                                                   \
+    X(raptor_parser_parse_chunk)                                                                   \
+    X(raptor_free_parser)                                                                          \
+    X(raptor_new_uri)                                                                              \
+    X(raptor_uri_as_string)                                                                        \
+    X(raptor_free_uri)
+
+static struct {
+    RAPTOR_SYMBOLS(OPTLIB_SLOT)
+} raptor_api;
+
+#define RAPTOR_SYMBOL(fn) OPTLIB_SYMBOL(raptor_api, fn)
+static const optlib_symbol raptor_symbols[] = {RAPTOR_SYMBOLS(RAPTOR_SYMBOL)};
+static const char *const raptor_sonames[] = {"libraptor2.so.0", NULL};
+static optlib raptor_lib = {
+    .feature = "SKOS import",
+    .sonames = raptor_sonames,
+    .package = "libraptor2-0",
+    .symbols = raptor_symbols,
+    .n_symbols = OPTLIB_COUNT(raptor_symbols),
+};
 
 typedef struct triple {
     char *s, *p, *o; /* owned; blank nodes as "_:id" */
@@ -41,7 +77,8 @@ typedef struct skos_doc {
 static char *term_text(const raptor_term *t)
 {
     switch (t->type) {
-    case RAPTOR_TERM_TYPE_URI: return strdup((const char *)raptor_uri_as_string(t->value.uri));
+    case RAPTOR_TERM_TYPE_URI:
+        return strdup((const char *)raptor_api.raptor_uri_as_string(t->value.uri));
     case RAPTOR_TERM_TYPE_LITERAL: return strdup((const char *)t->value.literal.string);
     case RAPTOR_TERM_TYPE_BLANK: {
         size_t l = strlen((const char *)t->value.blank.string);
@@ -131,14 +168,14 @@ static int check_xml(const char *data, size_t n, const char *name, dbmcp_error *
 {
     if (n > INT_MAX)
         return dbmcp_error_set(err, DBMCP_ETOOBIG, "document too large");
-    xmlParserCtxtPtr ctx = xmlNewParserCtxt();
+    xmlParserCtxtPtr ctx = xml_api.xmlNewParserCtxt();
     if (!ctx)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    xmlDocPtr doc = xmlCtxtReadMemory(ctx, data, (int)n, name, NULL,
-                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlDocPtr doc = xml_api.xmlCtxtReadMemory(
+        ctx, data, (int)n, name, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     int rc = 0;
     if (!doc) {
-        const xmlError *e = xmlCtxtGetLastError(ctx);
+        const xmlError *e = xml_api.xmlCtxtGetLastError(ctx);
         char msg[400];
         snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "not well-formed XML");
         size_t l = strlen(msg);
@@ -150,46 +187,45 @@ static int check_xml(const char *data, size_t n, const char *name, dbmcp_error *
         else
             rc = dbmcp_error_set(err, DBMCP_EINVAL, "%s", msg);
     }
-    xmlFreeDoc(doc);
-    xmlFreeParserCtxt(ctx);
+    xml_api.xmlFreeDoc(doc);
+    xml_api.xmlFreeParserCtxt(ctx);
     return rc;
 }
 
 static int parse_document(const char *data, size_t n, const char *name, int rdfxml, skos_doc *d,
                           dbmcp_error *err)
 {
-    if (rdfxml) {
-        int rc = check_xml(data, n, name, err);
-        if (rc)
-            return rc;
-    }
-    raptor_world *world = raptor_new_world();
-    if (!world || raptor_world_open(world))
+    int rc = optlib_open(&raptor_lib, err);
+    if (!rc && rdfxml && !(rc = xml_lib_open(err)))
+        rc = check_xml(data, n, name, err);
+    if (rc)
+        return rc;
+    raptor_world *world = raptor_api.raptor_new_world_internal(RAPTOR_VERSION);
+    if (!world || raptor_api.raptor_world_open(world))
         return dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot initialise raptor");
-    raptor_world_set_log_handler(world, d, on_log);
-    raptor_parser *p = raptor_new_parser(world, rdfxml ? "rdfxml" : "turtle");
-    int rc = 0;
+    raptor_api.raptor_world_set_log_handler(world, d, on_log);
+    raptor_parser *p = raptor_api.raptor_new_parser(world, rdfxml ? "rdfxml" : "turtle");
     if (!p) {
-        raptor_free_world(world);
+        raptor_api.raptor_free_world(world);
         return dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot create the raptor parser");
     }
-    raptor_parser_set_option(p, RAPTOR_OPTION_NO_NET, NULL, 1);
-    raptor_parser_set_option(p, RAPTOR_OPTION_NO_FILE, NULL, 1);
-    raptor_parser_set_option(p, RAPTOR_OPTION_LOAD_EXTERNAL_ENTITIES, NULL, 0);
-    raptor_parser_set_statement_handler(p, d, on_statement);
+    raptor_api.raptor_parser_set_option(p, RAPTOR_OPTION_NO_NET, NULL, 1);
+    raptor_api.raptor_parser_set_option(p, RAPTOR_OPTION_NO_FILE, NULL, 1);
+    raptor_api.raptor_parser_set_option(p, RAPTOR_OPTION_LOAD_EXTERNAL_ENTITIES, NULL, 0);
+    raptor_api.raptor_parser_set_statement_handler(p, d, on_statement);
     char base[300];
     snprintf(base, sizeof base, "file:///%.250s", name);
     for (char *c = base + 8; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
               *c == '.' || *c == '-' || *c == '_'))
             *c = '_';
-    raptor_uri *base_uri = raptor_new_uri(world, (const unsigned char *)base);
-    if (!base_uri || raptor_parser_parse_start(p, base_uri))
+    raptor_uri *base_uri = raptor_api.raptor_new_uri(world, (const unsigned char *)base);
+    if (!base_uri || raptor_api.raptor_parser_parse_start(p, base_uri))
         d->failed = d->failed ? 1 : (snprintf(d->message, sizeof d->message, "cannot start"), 1);
     for (size_t off = 0; !d->failed && !d->oom && !d->too_many;) {
         size_t len = n - off < SKOS_CHUNK ? n - off : SKOS_CHUNK;
         int end = off + len == n;
-        if (raptor_parser_parse_chunk(p, (const unsigned char *)data + off, len, end) &&
+        if (raptor_api.raptor_parser_parse_chunk(p, (const unsigned char *)data + off, len, end) &&
             !d->failed) {
             d->failed = 1;
             snprintf(d->message, sizeof d->message, "syntax error");
@@ -205,9 +241,9 @@ static int parse_document(const char *data, size_t n, const char *name, int rdfx
     else if (d->failed)
         rc = dbmcp_error_set(err, DBMCP_EINVAL, "%s", d->message);
     if (base_uri)
-        raptor_free_uri(base_uri);
-    raptor_free_parser(p);
-    raptor_free_world(world);
+        raptor_api.raptor_free_uri(base_uri);
+    raptor_api.raptor_free_parser(p);
+    raptor_api.raptor_free_world(world);
     return rc;
 }
 

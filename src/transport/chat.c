@@ -5,13 +5,12 @@
  */
 #include "transport/chat.h"
 
-#include <pthread.h>
 #include <string.h>
 
 #include "agent/run.h"
+#include "core/curl_lib.h"
 #include "core/jsonutil.h"
 #include "core/log.h"
-#include "llm/llm.h"
 #include "mcp/agent_port.h"
 
 typedef struct chat_body {
@@ -19,14 +18,6 @@ typedef struct chat_body {
     const char *session;
     const char *plan;
 } chat_body;
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static int curl_ok;
-
-static void curl_init(void)
-{
-    curl_ok = llm_global_init() == 0;
-}
 
 static json_t *error_body(unsigned *status, unsigned code, const char *kind, const char *message)
 {
@@ -83,12 +74,11 @@ json_t *http_chat_handle(mcp_server *srv, const mcp_identity *who, const char *b
         json_decref(doc);
         return out;
     }
-    pthread_once(&curl_once, curl_init);
     dbmcp_error err;
     dbmcp_error_clear(&err);
     store *db = NULL;
-    if (!curl_ok || mcp_agent_open_catalog(srv, &db, &err) != 0) {
-        log_msg(LOG_ERROR, "http", "/v1/chat: %s", curl_ok ? err.message : "libcurl init failed");
+    if (curl_lib_open(&err) != 0 || mcp_agent_open_catalog(srv, &db, &err) != 0) {
+        log_msg(LOG_ERROR, "http", "/v1/chat: %s", err.message);
         json_decref(doc);
         return error_body(status, 500, "internal", "the chat could not start");
     }

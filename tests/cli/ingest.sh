@@ -5,8 +5,9 @@
 # changed content replacing chunks/FTS/vectors, broken input (truncated
 # PDF, invalid UTF-8, a 100 MB file, an unknown format, a failure injected
 # in the middle of the write) refused with a clear message and the
-# database dump byte-identical afterwards, and re-embedding with another
-# model. Prints "ok"/"FAIL" per check and "N passed, M failed".
+# database dump byte-identical afterwards, re-embedding with another
+# model, and that `dbmcp serve` maps none of the libraries opened on first
+# use. Prints "ok"/"FAIL" per check and "N passed, M failed".
 #
 # Usage: tests/cli/ingest.sh        (DBMCP=path/to/dbmcp to test another build)
 set -uo pipefail
@@ -150,6 +151,40 @@ search '{"query":"parental leave notice","mode":"vector","k":1,"filters":{"colle
   ok "vector search with the new model" || fail "vector search after reembed" "$(cat "$WORK/err")"
 run "reembed unknown collection" 1 reembed --collection nope && expect_err "reembed unknown: message" "no collection named 'nope'"
 run "help ingest" 0 help ingest && expect_out "help ingest: flags" "--max-tokens"
+
+# --- optional libraries stay unmapped (src/core/optlib.h) -------------------------------
+# The PDF and HTML above were read by poppler-glib and libxml2, opened on first use; an
+# MCP server that only searches maps neither of them, nor libcurl or raptor2.
+mkfifo "$WORK/serve.in"
+"$BIN" serve --db "$DB" <"$WORK/serve.in" >"$WORK/serve.out" 2>"$WORK/serve.err" &
+serve_pid=$!
+exec 3>"$WORK/serve.in"
+printf '%s\n' \
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ingest.sh","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_documents","arguments":{"query":"Kuendigungsfrist"}}}' >&3
+for _ in $(seq 100); do grep -q '"id":2' "$WORK/serve.out" && break; sleep 0.1; done
+mapped="$(grep -oE 'lib(poppler|raptor2|curl|xml2|glib-2\.0|gobject-2\.0)[^/ ]*\.so[.0-9]*' "/proc/$serve_pid/maps" | sort -u | tr '\n' ' ')"
+grep -q '"id":2,"result"' "$WORK/serve.out" && ok "serve: search answered" ||
+  fail "serve: search answered" "$(head -c 400 "$WORK/serve.out") $(head -c 400 "$WORK/serve.err")"
+expect_eq "serve maps no poppler, raptor2, libcurl, libxml2, glib" "$mapped" ""
+exec 3>&-
+wait "$serve_pid"
+# Without poppler-glib a PDF is refused with the library and its package named, and nothing
+# is written. Hiding the library needs a private mount namespace (root): skipped otherwise.
+poppler="$(ldconfig -p | awk '$1 == "libpoppler-glib.so.8" {print $NF; exit}')"
+if [ -n "$poppler" ] && unshare -m true 2>/dev/null; then
+  before="$(dump)"
+  unshare -m sh -c 'mount --bind /dev/null "$(readlink -f "$1")" && shift && exec "$@"' sh \
+    "$poppler" "$BIN" ingest "$FIX/agreement.pdf" --collection nopdf --db "$DB" \
+    >"$WORK/out" 2>"$WORK/err" </dev/null
+  expect_eq "without poppler-glib: exit status" "$?" "1"
+  expect_err "without poppler-glib: message" \
+    "agreement.pdf: PDF extraction needs libpoppler-glib.so.8 (Debian package libpoppler-glib8): "
+  expect_eq "without poppler-glib: database unchanged" "$(dump)" "$before"
+else
+  echo "skip without poppler-glib (needs root and unshare -m)"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1166,6 +1166,5 @@ int main(void)
         cmocka_unit_test(test_messages_json),
         cmocka_unit_test(test_stream_cancel_and_limit),
     };
-    llm_global_init();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,6 +243,8 @@ static int run_handler(dispatch_state *d, tool_env *env, tool_handler_fn fn, jso
             return err->code;
         env->query_db = qdb;
         store_set_cancel_flag(qdb, env->cancelled);
+        if (d->ctx && d->ctx->on_slow)
+            store_set_slow_hook(qdb, MCP_SLOW_MS, d->ctx->on_slow, d->ctx->slow_arg);
     }
     store *idb = NULL;
     if (strcmp(env->tool->handler_kind, "builtin") == 0 &&
@@ -260,6 +262,7 @@ static int run_handler(dispatch_state *d, tool_env *env, tool_handler_fn fn, jso
         store_pool_release(d->srv->catalog, idb);
     if (qdb) {
         store_set_cancel_flag(qdb, NULL);
+        store_set_slow_hook(qdb, 0, NULL, NULL);
         store_set_time_limit(qdb, 0);
         store_pool_release(d->srv->query, qdb);
     }

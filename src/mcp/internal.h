@@ -6,6 +6,7 @@
 #ifndef DBMCP_MCP_INTERNAL_H
 #define DBMCP_MCP_INTERNAL_H
 
+#include <stdatomic.h>
 #include <pthread.h>
 
 #include "catalog/catalog.h"
@@ -22,8 +23,8 @@ typedef struct snapshot_slot {
 
 /* A request in flight on a session (for cancellation). */
 typedef struct inflight {
-    json_t *id;             /* request id (owned ref) */
-    volatile int cancelled; /* set by notifications/cancelled or disconnect */
+    json_t *id;           /* request id (owned ref) */
+    atomic_int cancelled; /* set by notifications/cancelled or disconnect */
     struct inflight *next;
 } inflight;
 
@@ -109,7 +110,7 @@ void mcp_inflight_remove(mcp_session *s, inflight *f);
 void mcp_inflight_cancel(mcp_session *s, json_t *id);
 /* Legacy server→client request; waits up to timeout_ms. New ref or NULL. */
 json_t *mcp_session_client_request(mcp_session *s, const mcp_call_ctx *ctx, const char *method,
-                                   json_t *params, volatile int *cancelled, int timeout_ms,
+                                   json_t *params, atomic_int *cancelled, int timeout_ms,
                                    dbmcp_error *err);
 void mcp_session_deliver_response(mcp_session *s, const jsonrpc_msg *msg);
 

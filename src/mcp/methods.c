@@ -719,6 +719,7 @@ json_t *mcp_methods_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
         ctx->model = json_get_str(json_get_obj(msg->params, "_meta"), "dbmcp/model");
     inflight *fl = mcp_inflight_add(s, msg->id);
     json_t *result = route(srv, s, msg, ctx, snap, fl, &f);
+    ctx->cancelled = fl && fl->cancelled;
     mcp_inflight_remove(s, fl);
     catalog_snapshot_unref(snap);
     if (!result)
@@ -735,21 +736,27 @@ static const char *const quick_methods[] = {
     "completion/complete", NULL,
 };
 
-int mcp_request_is_quick(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg)
+mcp_run_class mcp_request_class(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg)
 {
     if (msg->kind != JSONRPC_REQUEST)
-        return 1;
+        return MCP_RUN_QUICK;
     for (int i = 0; quick_methods[i]; i++)
         if (strcmp(msg->method, quick_methods[i]) == 0)
-            return 1;
+            return MCP_RUN_QUICK;
     if (strcmp(msg->method, "tools/call") != 0)
-        return 0;
+        return MCP_RUN_POOL;
     dbmcp_error err;
     catalog_snapshot *snap = mcp_snapshot_get(srv, s->who.interface, &err);
     const reg_tool *t = snap ? catalog_find_tool(snap, json_get_str(msg->params, "name")) : NULL;
-    int quick = t && strcmp(t->handler_kind, "builtin") == 0 && tools_builtin_is_quick(t->handler);
+    mcp_run_class cls = MCP_RUN_POOL;
+    if (t && strcmp(t->handler_kind, "sql") == 0)
+        cls = MCP_RUN_WATCHED;
+    else if (t && strcmp(t->handler_kind, "builtin") == 0)
+        cls = tools_builtin_is_quick(t->handler)     ? MCP_RUN_QUICK
+              : tools_builtin_only_query(t->handler) ? MCP_RUN_WATCHED
+                                                     : MCP_RUN_POOL;
     catalog_snapshot_unref(snap);
-    return quick;
+    return cls;
 }
 
 json_t *mcp_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mcp_call_ctx *ctx)

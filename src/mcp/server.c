@@ -286,7 +286,7 @@ void mcp_session_cancel_all(mcp_session *s)
 /* --- server→client requests ------------------------------------------------ */
 
 json_t *mcp_session_client_request(mcp_session *s, const mcp_call_ctx *ctx, const char *method,
-                                   json_t *params, volatile int *cancelled, int timeout_ms,
+                                   json_t *params, atomic_int *cancelled, int timeout_ms,
                                    dbmcp_error *err)
 {
     pending_request *p = calloc(1, sizeof *p);

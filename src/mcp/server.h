@@ -81,7 +81,19 @@ typedef struct mcp_call_ctx {
     int keep_open;          /* out: the request opened a stream (subscriptions/listen):
                                keep the sink alive, later call mcp_listener_close */
     mcp_listener *listener; /* out: set together with keep_open */
+    int cancelled;          /* out: the client cancelled the request while it ran; the
+                               response is still returned (and audited as cancelled), a
+                               transport that can stay silent should not send it */
+    /* Set by a transport that runs a MCP_RUN_WATCHED request on its reading
+     * thread: called once, from the handling thread, when the request's SQL
+     * has run for MCP_SLOW_MS, so the transport can let another thread read
+     * (cancellations, other requests) meanwhile. NULL: not watched. */
+    void (*on_slow)(void *arg);
+    void *slow_arg;
 } mcp_call_ctx;
+
+/* How long a watched request may hold the reading thread (see on_slow). */
+#define MCP_SLOW_MS 1
 
 /* --- server lifecycle ---------------------------------------------------- */
 
@@ -145,10 +157,19 @@ void mcp_session_cancel_all(mcp_session *s);
  * mcp_http_status_for_error. */
 json_t *mcp_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mcp_call_ctx *ctx);
 
-/* Nonzero when handling msg cannot block: it only reads the in-memory
- * catalog or calls a builtin that never waits (echo, server_info).
- * Transports may answer such requests on their reading thread. */
-int mcp_request_is_quick(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg);
+/* Where a transport may handle msg (its reading thread must stay free to
+ * read the cancellations and responses that running requests wait for). */
+typedef enum mcp_run_class {
+    MCP_RUN_QUICK,   /* cannot block: reads the in-memory catalog, or a builtin
+                        that never waits (echo, server_info); answer inline */
+    MCP_RUN_WATCHED, /* blocks only while SQL runs on the query connection (SQL
+                        report tools, schema tools, execute_query): may run
+                        inline when nothing else is in flight, with ctx.on_slow
+                        set to hand reading over after MCP_SLOW_MS */
+    MCP_RUN_POOL,    /* may wait on anything (the client, an LLM, locks): hand
+                        it to another thread */
+} mcp_run_class;
+mcp_run_class mcp_request_class(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg);
 
 /* The protocol version a modern request names in params._meta, or NULL
  * when the request is legacy-style. */

@@ -48,6 +48,7 @@
 #ifndef DBMCP_SEARCH_ENGINE_H
 #define DBMCP_SEARCH_ENGINE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -86,7 +87,7 @@ typedef struct search_request {
     void *filter_ctx;              /* passed to filter */
     embedder *emb;                 /* required unless mode == SEARCH_KEYWORD */
     int vector_optional;           /* hybrid: a failing vector side degrades to keyword */
-    volatile int *cancelled;       /* stop early when it becomes nonzero; may be NULL */
+    atomic_int *cancelled;         /* stop early when it becomes nonzero; may be NULL */
 } search_request;
 
 typedef struct search_hit {

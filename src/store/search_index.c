@@ -65,7 +65,7 @@ const char *search_index_db_name(store *db)
 
 int search_index_keyword(store *db, const char *fts_table, const char *match,
                          int (*keep)(void *ctx, int64_t id), void *ctx, size_t max, int64_t *ids,
-                         double *scores, size_t *n, volatile int *cancelled, dbmcp_error *err)
+                         double *scores, size_t *n, atomic_int *cancelled, dbmcp_error *err)
 {
     *n = 0;
     int rc = check_name(fts_table, err);

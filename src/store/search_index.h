@@ -13,6 +13,7 @@
 #ifndef DBMCP_STORE_SEARCH_INDEX_H
 #define DBMCP_STORE_SEARCH_INDEX_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,7 +37,7 @@ const char *search_index_db_name(store *db);
  * the scan with DBMCP_ETIMEOUT. */
 int search_index_keyword(store *db, const char *fts_table, const char *match,
                          int (*keep)(void *ctx, int64_t id), void *ctx, size_t max, int64_t *ids,
-                         double *scores, size_t *n, volatile int *cancelled, dbmcp_error *err);
+                         double *scores, size_t *n, atomic_int *cancelled, dbmcp_error *err);
 
 /* Call fn(ctx, item_id, vec) for every row of vec_table with this model
  * and dim; vec points to dim floats, suitably aligned, valid during the

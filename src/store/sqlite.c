@@ -23,9 +23,14 @@ struct store {
     int trusted;      /* store-internal introspection in progress (see store_trusted_begin) */
     char **functions; /* allowlisted SQL functions (lowercase), NULL = any; owned */
     size_t n_functions;
+    char *functions_csv;  /* what `functions` was parsed from (kept while inactive); owned */
+    int functions_on;     /* the allowlist applies (store_set_function_allowlist non-NULL) */
     double deadline_ms;   /* monotonic deadline for the running statement; 0 = none */
     int timed_out;        /* the progress handler interrupted for the deadline */
-    volatile int *cancel; /* nonzero when the caller gave up (client cancelled); may be NULL */
+    atomic_int *cancel; /* nonzero when the caller gave up (client cancelled); may be NULL */
+    double slow_at_ms;    /* monotonic time at which slow_fn is called; 0 = none */
+    void (*slow_fn)(void *arg);
+    void *slow_arg;
 };
 
 struct store_stmt {
@@ -64,7 +69,7 @@ static int fail(store *db, int rc, dbmcp_error *err, const char *what)
  * (The guarded-query work extends this with a function allowlist.) */
 static int function_allowed(const store *db, const char *name)
 {
-    if (!db->functions || !name)
+    if (!db->functions_on || !name)
         return 1;
     for (size_t i = 0; i < db->n_functions; i++)
         if (strcasecmp(db->functions[i], name) == 0)
@@ -133,7 +138,15 @@ static int deadline_check(void *ctx)
     store *db = ctx;
     if (db->cancel && *db->cancel)
         return 1;
-    if (db->deadline_ms > 0 && monotonic_ms() > db->deadline_ms) {
+    if (db->deadline_ms <= 0 && !db->slow_fn)
+        return 0;
+    double now = monotonic_ms();
+    if (db->slow_fn && now >= db->slow_at_ms) {
+        void (*fn)(void *) = db->slow_fn;
+        db->slow_fn = NULL;
+        fn(db->slow_arg);
+    }
+    if (db->deadline_ms > 0 && now > db->deadline_ms) {
         db->timed_out = 1;
         return 1;
     }
@@ -208,7 +221,9 @@ static void free_functions(store *db)
     for (size_t i = 0; i < db->n_functions; i++)
         free(db->functions[i]);
     free(db->functions);
+    free(db->functions_csv);
     db->functions = NULL;
+    db->functions_csv = NULL;
     db->n_functions = 0;
 }
 
@@ -477,13 +492,23 @@ void store_trusted_end(store *db)
 
 int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err)
 {
-    free_functions(db);
+    /* The parsed list is kept while switched off: every execute_query sets
+     * the same setting again, and parsing it each call was measurable. */
+    db->functions_on = 0;
     if (!csv)
         return 0;
+    if (db->functions_csv && strcmp(db->functions_csv, csv) == 0) {
+        db->functions_on = 1;
+        return 0;
+    }
+    free_functions(db);
     size_t cap = 16;
     db->functions = calloc(cap, sizeof *db->functions);
-    if (!db->functions)
+    db->functions_csv = strdup(csv);
+    if (!db->functions || !db->functions_csv) {
+        free_functions(db);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
     const char *p = csv;
     while (*p) {
         while (*p == ',' || *p == ' ')
@@ -493,20 +518,33 @@ int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err)
             break;
         if (db->n_functions == cap) {
             char **grown = realloc(db->functions, cap * 2 * sizeof *grown);
-            if (!grown)
+            if (!grown) {
+                free_functions(db); /* never keep a partial list for the same csv */
                 return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+            }
             db->functions = grown;
             cap *= 2;
         }
-        db->functions[db->n_functions++] = strndup(p, len);
+        if (!(db->functions[db->n_functions++] = strndup(p, len))) {
+            free_functions(db);
+            return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+        }
         p += len;
     }
+    db->functions_on = 1;
     return 0;
 }
 
-void store_set_cancel_flag(store *db, volatile int *flag)
+void store_set_cancel_flag(store *db, atomic_int *flag)
 {
     db->cancel = flag;
+}
+
+void store_set_slow_hook(store *db, int after_ms, void (*fn)(void *arg), void *arg)
+{
+    db->slow_fn = fn;
+    db->slow_arg = arg;
+    db->slow_at_ms = fn ? monotonic_ms() + after_ms : 0;
 }
 
 void store_set_time_limit(store *db, int ms)

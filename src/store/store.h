@@ -21,6 +21,7 @@
 #ifndef DBMCP_STORE_H
 #define DBMCP_STORE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -143,7 +144,13 @@ void store_set_time_limit(store *db, int ms);
 /* Interrupt running statements as soon as *flag becomes nonzero (a client
  * cancelled or went away); NULL stops watching. store_step then fails with
  * DBMCP_ETIMEOUT "cancelled by the client". */
-void store_set_cancel_flag(store *db, volatile int *flag);
+void store_set_cancel_flag(store *db, atomic_int *flag);
+/* Call fn(arg) once, from the thread stepping a statement, when statements
+ * on this handle have run for after_ms from now (checked every few thousand
+ * VM steps); NULL fn removes the hook. The statement goes on running: a
+ * transport uses it to hand its reading role to another thread, so a
+ * request it began on its reading thread does not hold up cancellations. */
+void store_set_slow_hook(store *db, int after_ms, void (*fn)(void *arg), void *arg);
 /* 0 when the handle provably cannot write (read-only open and query_only);
  * DBMCP_EDENIED otherwise. Servers refuse to start on failure. */
 int store_verify_readonly(store *db, dbmcp_error *err);

@@ -86,6 +86,12 @@ int tools_builtin_needs_query(const char *name)
     return e && (e->flags & BUILTIN_QUERY);
 }
 
+int tools_builtin_only_query(const char *name)
+{
+    const builtin_entry *e = find_entry(name);
+    return e && (e->flags & (BUILTIN_QUERY | BUILTIN_INTERNAL)) == BUILTIN_QUERY;
+}
+
 int tools_builtin_needs_internal(const char *name)
 {
     const builtin_entry *e = find_entry(name);

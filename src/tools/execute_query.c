@@ -116,7 +116,7 @@ static int safe_failure(int rc, const execute_query_settings *s, dbmcp_error *er
 }
 
 int execute_query_run(store *db, const char *sql, const execute_query_settings *s, int max_rows,
-                      volatile int *cancelled, char **text, int64_t *rows, dbmcp_error *err)
+                      atomic_int *cancelled, char **text, int64_t *rows, dbmcp_error *err)
 {
     *text = NULL;
     *rows = 0;

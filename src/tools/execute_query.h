@@ -32,6 +32,7 @@
 #ifndef DBMCP_TOOLS_EXECUTE_QUERY_H
 #define DBMCP_TOOLS_EXECUTE_QUERY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,7 +70,7 @@ void execute_query_settings_load(tool_env *env, execute_query_settings *s);
  * removed again before returning. Exposed for the hostile-input tests,
  * which send refused text straight to the engine to prove it harmless. */
 int execute_query_run(store *db, const char *sql, const execute_query_settings *s, int max_rows,
-                      volatile int *cancelled, char **text, int64_t *rows, dbmcp_error *err);
+                      atomic_int *cancelled, char **text, int64_t *rows, dbmcp_error *err);
 
 /* The builtin handler (all eight stages that are not dispatch's). */
 int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);

@@ -396,7 +396,7 @@ static int table_oom(render_table *t, dbmcp_error *err)
     return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory rendering the result");
 }
 
-int render_table_from_stmt(render_table *t, store_stmt *st, volatile int *cancelled,
+int render_table_from_stmt(render_table *t, store_stmt *st, atomic_int *cancelled,
                            dbmcp_error *err)
 {
     if (!t || !st)

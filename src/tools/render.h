@@ -46,6 +46,7 @@
 #ifndef DBMCP_TOOLS_RENDER_H
 #define DBMCP_TOOLS_RENDER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,7 +82,7 @@ void render_table_init(render_table *t, render_limits limits);
  * allocation failed; DBMCP_ETIMEOUT ("cancelled by the client") once
  * *cancelled is nonzero. cancelled (may be NULL) is polled before each
  * step. */
-int render_table_from_stmt(render_table *t, store_stmt *st, volatile int *cancelled,
+int render_table_from_stmt(render_table *t, store_stmt *st, atomic_int *cancelled,
                            dbmcp_error *err);
 /* Append the metadata line (formats above) and return the whole text, or
  * NULL when an allocation failed; the struct is reset either way (limits

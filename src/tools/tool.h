@@ -19,6 +19,7 @@
 #ifndef DBMCP_TOOLS_TOOL_H
 #define DBMCP_TOOLS_TOOL_H
 
+#include <stdatomic.h>
 #include <jansson.h>
 #include <stdint.h>
 
@@ -44,7 +45,7 @@ struct tool_env {
     const char *request_state;   /* modern multi-round: verified requestState payload, or NULL */
     store *query_db;             /* read-only connection to user data (may be NULL) */
     store *internal_db;          /* read-write dbmcp_* tables; BUILTIN_INTERNAL only (else NULL) */
-    volatile int *cancelled;     /* nonzero once the client cancelled */
+    atomic_int *cancelled;       /* nonzero once the client cancelled */
     const json_t *server_info;   /* {name, version, protocols} for server_info */
     int64_t rows;                /* out: rows produced, -1 when not applicable */
 
@@ -98,6 +99,10 @@ tool_handler_fn tools_builtin_find(const char *name);
 int tools_builtin_is_quick(const char *name);
 /* Nonzero for builtins that read user data through tool_env.query_db. */
 int tools_builtin_needs_query(const char *name);
+/* Nonzero for builtins that block only on SQL over tool_env.query_db
+ * (BUILTIN_QUERY without BUILTIN_INTERNAL): their waiting is watched by
+ * the query handle's progress handler. */
+int tools_builtin_only_query(const char *name);
 /* Nonzero for builtins that keep state in dbmcp's own tables
  * (tool_env.internal_db). */
 int tools_builtin_needs_internal(const char *name);

@@ -1,10 +1,18 @@
 /*
  * stdio.c — see stdio.h.
+ *
+ * Threads: whichever thread holds the reading role reads stdin, answers
+ * quick requests itself and queues the others for the pool. When it runs a
+ * watched request itself and that request turns slow, it gives the role
+ * away (on_slow: the next waiting pool thread takes it) and, once its
+ * request is answered, joins the pool. At EOF the reader marks the
+ * connection closing; pool threads leave when the queue is empty.
  */
 #include "transport/stdio.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,18 +29,24 @@ typedef struct stdio_job {
 typedef struct stdio_conn {
     mcp_server *srv;
     mcp_session *session;
-    FILE *out;
+    FILE *in, *out;
+    char *line; /* the reader's buffer: used only by the thread holding the role */
+    size_t cap;
+    int handed_off;             /* the reader's current request gave the role away */
     pthread_mutex_t write_lock; /* one line at a time on stdout */
-    pthread_mutex_t lock;       /* guards the queue, busy and closing */
-    pthread_cond_t work;        /* signalled when a job is queued or on close */
-    pthread_cond_t idle;        /* signalled when a worker finishes a job */
+    pthread_mutex_t lock;       /* guards everything below */
+    pthread_cond_t work;        /* a job was queued, the role is free, or closing */
     stdio_job *head, *tail;     /* FIFO of requests not yet taken */
-    int busy;                   /* workers handling a job */
+    int busy;                   /* threads handling a request (the reader's included) */
     int queued;                 /* jobs waiting in the FIFO */
-    int closing;                /* EOF reached: workers exit when the queue is empty */
+    int waiting;                /* pool threads waiting for work */
+    int role_free;              /* nobody reads: the next waiting thread takes the role */
+    int closing;                /* EOF reached: pool threads exit when the queue is empty */
     pthread_t workers[STDIO_MAX_WORKERS];
     int n_workers;
 } stdio_conn;
+
+enum { READ_EOF, READ_HANDED_OFF };
 
 static int write_line(void *ctx, json_t *msg)
 {
@@ -47,57 +61,50 @@ static int write_line(void *ctx, json_t *msg)
     return rc;
 }
 
-static void handle(stdio_conn *c, jsonrpc_msg *msg)
+static void handle(stdio_conn *c, jsonrpc_msg *msg, void (*on_slow)(void *))
 {
     mcp_call_ctx ctx = {0};
     ctx.transport = "stdio";
+    ctx.on_slow = on_slow;
+    ctx.slow_arg = c;
     json_t *response = mcp_handle(c->srv, c->session, msg, &ctx);
-    if (response) {
+    /* A request the client cancelled gets no response (MCP cancellation). */
+    if (response && !ctx.cancelled)
         write_line(c, response);
-        json_decref(response);
-    }
+    json_decref(response);
     if (ctx.listener)
         mcp_listener_close(c->srv, ctx.listener);
 }
 
-static void *worker_main(void *arg)
+static void *worker_main(void *arg);
+
+/* With c->lock held: make sure a pool thread will pick up what was just
+ * queued or released (start one when none is waiting). */
+static void wake_pool(stdio_conn *c)
 {
-    stdio_conn *c = arg;
-    pthread_mutex_lock(&c->lock);
-    for (;;) {
-        while (!c->head && !c->closing)
-            pthread_cond_wait(&c->work, &c->lock);
-        if (!c->head)
-            break;
-        stdio_job *job = c->head;
-        c->head = job->next;
-        c->queued--;
-        if (!c->head)
-            c->tail = NULL;
-        c->busy++;
-        pthread_mutex_unlock(&c->lock);
-        handle(c, job->msg);
-        jsonrpc_msg_free(job->msg);
-        free(job);
-        pthread_mutex_lock(&c->lock);
-        c->busy--;
-        pthread_cond_broadcast(&c->idle);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return NULL;
+    if (c->waiting == 0 && c->n_workers < STDIO_MAX_WORKERS &&
+        pthread_create(&c->workers[c->n_workers], NULL, worker_main, c) == 0)
+        c->n_workers++;
+    pthread_cond_signal(&c->work);
 }
 
-/* Requests that may block (SQL tools, tools waiting for the client) go to
- * the worker pool (grown on demand up to STDIO_MAX_WORKERS threads, kept for
- * the session). Notifications, responses (a worker may be waiting for one)
- * and requests that cannot block are handled on the reading thread, which
- * saves two thread hand-offs per call. */
-static void dispatch(stdio_conn *c, jsonrpc_msg *msg)
+/* ctx.on_slow of a request the reader runs itself: another thread reads
+ * from now on; this one finishes the request and then joins the pool. */
+static void give_up_reading(void *arg)
 {
-    int inline_ok = mcp_request_is_quick(c->srv, c->session, msg);
-    stdio_job *job = inline_ok ? NULL : calloc(1, sizeof *job);
+    stdio_conn *c = arg;
+    c->handed_off = 1;
+    pthread_mutex_lock(&c->lock);
+    c->role_free = 1;
+    wake_pool(c);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void queue_job(stdio_conn *c, jsonrpc_msg *msg)
+{
+    stdio_job *job = calloc(1, sizeof *job);
     if (!job) {
-        handle(c, msg);
+        handle(c, msg, NULL);
         jsonrpc_msg_free(msg);
         return;
     }
@@ -121,12 +128,28 @@ static void dispatch(stdio_conn *c, jsonrpc_msg *msg)
     else
         c->head = job;
     c->tail = job;
-    int idle_workers = c->n_workers - c->busy;
-    if (idle_workers <= 0 && c->n_workers < STDIO_MAX_WORKERS &&
-        pthread_create(&c->workers[c->n_workers], NULL, worker_main, c) == 0)
-        c->n_workers++;
-    pthread_cond_signal(&c->work);
+    wake_pool(c);
     pthread_mutex_unlock(&c->lock);
+}
+
+/* Run msg on the reading thread when nothing else is in flight (so it
+ * cannot wait for a query handle another request holds). Returns 0 when
+ * it was not taken. */
+static int run_watched(stdio_conn *c, jsonrpc_msg *msg)
+{
+    pthread_mutex_lock(&c->lock);
+    int alone = c->busy == 0 && c->queued == 0;
+    if (alone)
+        c->busy++;
+    pthread_mutex_unlock(&c->lock);
+    if (!alone)
+        return 0;
+    handle(c, msg, give_up_reading);
+    jsonrpc_msg_free(msg);
+    pthread_mutex_lock(&c->lock);
+    c->busy--;
+    pthread_mutex_unlock(&c->lock);
+    return 1;
 }
 
 /* Read one line of at most JSONRPC_MAX_MESSAGE bytes. Returns its length,
@@ -141,23 +164,27 @@ static ssize_t read_line(FILE *in, char **buf, size_t *cap)
     return n > JSONRPC_MAX_MESSAGE ? -2 : n;
 }
 
-/* The thread that reads stdin; a stop signal must interrupt its read. */
-static pthread_t stdio_reader;
+/* The thread that reads stdin now; a stop signal must interrupt its read. */
+static _Atomic pthread_t stdio_reader;
+static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int sig)
 {
     /* The kernel may deliver the signal to any thread (a worker, the audit
      * writer): pass it on to the reader, whose blocking read it interrupts
      * (no SA_RESTART); the read loop then ends. */
-    if (!pthread_equal(pthread_self(), stdio_reader))
-        pthread_kill(stdio_reader, sig);
+    stop_requested = 1;
+    pthread_t reader = atomic_load(&stdio_reader);
+    if (!pthread_equal(pthread_self(), reader))
+        pthread_kill(reader, sig);
 }
 
 /* SIGTERM and SIGINT end the read loop, so in-flight requests finish and
  * their audit rows are written before exit. */
 static void install_stop_handlers(void)
 {
-    stdio_reader = pthread_self();
+    atomic_store(&stdio_reader, pthread_self());
+    stop_requested = 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -166,15 +193,105 @@ static void install_stop_handlers(void)
     sigaction(SIGINT, &sa, NULL);
 }
 
+/* The reading role: read and route until EOF (or a stop signal), or until
+ * a request this thread ran itself gave the role away. */
+static int read_loop(stdio_conn *c)
+{
+    atomic_store(&stdio_reader, pthread_self());
+    ssize_t n;
+    while (!stop_requested && (n = read_line(c->in, &c->line, &c->cap)) != -1) {
+        if (n == 0)
+            continue;
+        json_t *error = NULL;
+        jsonrpc_msg *msg = n == -2 ? NULL : jsonrpc_parse(c->line, (size_t)n, &error);
+        if (n == -2)
+            error = jsonrpc_error(NULL, JSONRPC_INVALID_REQUEST, "message too large", NULL);
+        if (!msg) {
+            if (error)
+                write_line(c, error);
+            json_decref(error);
+            continue;
+        }
+        switch (mcp_request_class(c->srv, c->session, msg)) {
+        case MCP_RUN_QUICK:
+            /* Notifications, responses (a worker may be waiting for one)
+             * and requests that cannot block. */
+            handle(c, msg, NULL);
+            jsonrpc_msg_free(msg);
+            break;
+        case MCP_RUN_WATCHED:
+            c->handed_off = 0;
+            if (!run_watched(c, msg)) {
+                queue_job(c, msg);
+                break;
+            }
+            if (c->handed_off)
+                return READ_HANDED_OFF;
+            break;
+        case MCP_RUN_POOL: queue_job(c, msg); break;
+        }
+    }
+    /* End of input: queued and running requests still finish and are
+     * answered (a client may close its side and keep reading), but nothing
+     * can answer a server→client request any more. */
+    mcp_session_close_input(c->session);
+    pthread_mutex_lock(&c->lock);
+    c->closing = 1;
+    pthread_cond_broadcast(&c->work);
+    pthread_mutex_unlock(&c->lock);
+    return READ_EOF;
+}
+
+/* A pool thread: take the reading role when it is free, else queued jobs;
+ * leave once closing with nothing queued. */
+static void pool_loop(stdio_conn *c)
+{
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        c->waiting++;
+        while (!c->head && !c->closing && !c->role_free)
+            pthread_cond_wait(&c->work, &c->lock);
+        c->waiting--;
+        if (c->role_free) {
+            c->role_free = 0;
+            pthread_mutex_unlock(&c->lock);
+            read_loop(c);
+            pthread_mutex_lock(&c->lock);
+            continue;
+        }
+        if (!c->head)
+            break;
+        stdio_job *job = c->head;
+        c->head = job->next;
+        c->queued--;
+        if (!c->head)
+            c->tail = NULL;
+        c->busy++;
+        pthread_mutex_unlock(&c->lock);
+        handle(c, job->msg, NULL);
+        jsonrpc_msg_free(job->msg);
+        free(job);
+        pthread_mutex_lock(&c->lock);
+        c->busy--;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void *worker_main(void *arg)
+{
+    pool_loop(arg);
+    return NULL;
+}
+
 int stdio_serve(mcp_server *srv, const mcp_identity *id, FILE *in, FILE *out, dbmcp_error *err)
 {
     stdio_conn c;
     memset(&c, 0, sizeof c);
     c.srv = srv;
+    c.in = in;
     c.out = out;
     pthread_mutex_init(&c.write_lock, NULL);
     pthread_mutex_init(&c.lock, NULL);
-    pthread_cond_init(&c.idle, NULL);
     pthread_cond_init(&c.work, NULL);
     c.session = mcp_session_create(srv, id, "stdio");
     if (!c.session)
@@ -183,41 +300,21 @@ int stdio_serve(mcp_server *srv, const mcp_identity *id, FILE *in, FILE *out, db
     install_stop_handlers();
     log_msg(LOG_INFO, "stdio", "serving interface %s as %s", id->interface, id->principal);
 
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = read_line(in, &line, &cap)) != -1) {
-        if (n == 0)
-            continue;
-        json_t *error = NULL;
-        jsonrpc_msg *msg = n == -2 ? NULL : jsonrpc_parse(line, (size_t)n, &error);
-        if (n == -2)
-            error = jsonrpc_error(NULL, JSONRPC_INVALID_REQUEST, "message too large", NULL);
-        if (!msg) {
-            if (error)
-                write_line(&c, error);
-            json_decref(error);
-            continue;
-        }
-        dispatch(&c, msg);
-    }
-    free(line);
+    if (read_loop(&c) == READ_HANDED_OFF)
+        pool_loop(&c);
 
-    /* End of input: queued and running requests still finish and are
-     * answered (a client may close its side and keep reading), but nothing
-     * can answer a server→client request any more. */
-    mcp_session_close_input(c.session);
+    /* Closing: every pool thread leaves once the queue is empty; no thread
+     * is started after closing (only the reader starts them). */
     pthread_mutex_lock(&c.lock);
-    c.closing = 1;
-    pthread_cond_broadcast(&c.work);
+    int n_workers = c.n_workers;
     pthread_mutex_unlock(&c.lock);
-    for (int i = 0; i < c.n_workers; i++)
+    for (int i = 0; i < n_workers; i++)
         pthread_join(c.workers[i], NULL);
+    free(c.line);
     mcp_session_set_sink(c.session, (mcp_sink){NULL, NULL});
     mcp_session_unref(c.session);
     pthread_mutex_destroy(&c.write_lock);
     pthread_mutex_destroy(&c.lock);
-    pthread_cond_destroy(&c.idle);
     pthread_cond_destroy(&c.work);
     return 0;
 }

@@ -1,11 +1,14 @@
 /*
  * stdio.h — the stdio transport: one JSON-RPC message per line on stdin,
  * responses and notifications one per line on stdout, logs on stderr.
- * Requests run on a pool of worker threads (at most 16, kept for the
- * session), so a
- * slow tool never blocks cancellation, pings or the responses a tool is
- * waiting for (legacy sampling/elicitation). Exits on EOF after in-flight
- * requests finished.
+ * A slow tool never blocks cancellation, pings or the responses a tool is
+ * waiting for (legacy sampling/elicitation): requests that may wait run on
+ * a pool of worker threads (at most 16, kept for the session). Requests
+ * that cannot block, and SQL tools while nothing else is in flight, run on
+ * the thread that read them, which saves two thread hand-offs per call; a
+ * SQL tool still running after MCP_SLOW_MS hands the reading to a pool
+ * thread (leader/follower) and finishes where it is. Exits on EOF after
+ * in-flight requests finished.
  */
 #ifndef DBMCP_TRANSPORT_STDIO_H
 #define DBMCP_TRANSPORT_STDIO_H

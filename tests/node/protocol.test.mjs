@@ -934,46 +934,57 @@ describe('dbmcp call', () => {
 // ---------------------------------------------------------------------------
 // 8. raw stdio
 // ---------------------------------------------------------------------------
+/** A dbmcp stdio server driven line by line: send(obj|string), nextMessage()
+ * (the next stdout line, parsed), and the lines seen so far. */
+function rawStdio(t, db, args = []) {
+    const proc = spawn(BIN, ['serve', '--db', db, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    t.after(() => stopProcess(proc));
+    const io = { proc, stderr: '', lines: [] };
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (d) => (io.stderr += d));
+    const waiters = [];
+    const rl = readline.createInterface({ input: proc.stdout });
+    rl.on('line', (line) => {
+        io.lines.push(line);
+        for (const w of waiters.splice(0)) w();
+    });
+    let cursor = 0;
+    io.nextMessage = (waitMs = WAIT_MS) =>
+        new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no line on stdout within ${waitMs} ms; stderr:\n${io.stderr}`)), waitMs);
+            const check = () => {
+                if (cursor < io.lines.length) {
+                    clearTimeout(timer);
+                    const line = io.lines[cursor++];
+                    try {
+                        resolve(JSON.parse(line));
+                    } catch {
+                        reject(new Error(`stdout line is not JSON: ${JSON.stringify(line)}`));
+                    }
+                } else waiters.push(check);
+            };
+            check();
+        });
+    io.send = (obj) => proc.stdin.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n');
+    io.initialize = async () => {
+        io.send(initMsg(1));
+        const init = await io.nextMessage();
+        assert.equal(init.id, 1);
+        assert.equal(init.result?.serverInfo?.name, 'dbmcp');
+        io.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    };
+    return io;
+}
+
+// A query that runs until the time limit (10 s by default) stops it.
+const ENDLESS_QUERY =
+    'WITH RECURSIVE c(x) AS (VALUES(1) UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+
 describe('raw stdio', () => {
     test('a non-JSON line → -32700 with id null; the server keeps answering and exits 0 on EOF', async (t) => {
         const { db } = tempDb(t);
-        const proc = spawn(BIN, ['serve', '--db', db], { stdio: ['pipe', 'pipe', 'pipe'] });
-        t.after(() => stopProcess(proc));
-        let stderr = '';
-        proc.stderr.setEncoding('utf8');
-        proc.stderr.on('data', (d) => (stderr += d));
-
-        const lines = [];
-        const waiters = [];
-        const rl = readline.createInterface({ input: proc.stdout });
-        rl.on('line', (line) => {
-            lines.push(line);
-            for (const w of waiters.splice(0)) w();
-        });
-        let cursor = 0;
-        const nextMessage = () =>
-            new Promise((resolve, reject) => {
-                const timer = setTimeout(() => reject(new Error(`no line on stdout within ${WAIT_MS} ms; stderr:\n${stderr}`)), WAIT_MS);
-                const check = () => {
-                    if (cursor < lines.length) {
-                        clearTimeout(timer);
-                        const line = lines[cursor++];
-                        try {
-                            resolve(JSON.parse(line));
-                        } catch {
-                            reject(new Error(`stdout line is not JSON: ${JSON.stringify(line)}`));
-                        }
-                    } else waiters.push(check);
-                };
-                check();
-            });
-        const send = (obj) => proc.stdin.write((typeof obj === 'string' ? obj : JSON.stringify(obj)) + '\n');
-
-        send(initMsg(1));
-        const init = await nextMessage();
-        assert.equal(init.id, 1);
-        assert.equal(init.result?.serverInfo?.name, 'dbmcp');
-        send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        const { proc, send, nextMessage, lines, initialize } = rawStdio(t, db);
+        await initialize();
 
         send('this is not json {');
         const parseErr = await nextMessage();
@@ -998,8 +1009,49 @@ describe('raw stdio', () => {
         proc.stdin.end();
         const exit = await waitExit(proc, WAIT_MS);
         assert.ok(exit, 'dbmcp serve did not exit after stdin EOF');
-        assert.equal(exit.code, 0, `exit code after EOF (stderr: ${stderr})`);
+        assert.equal(exit.code, 0, 'exit code after EOF');
         // Nothing but JSON-RPC on stdout.
         for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `non-JSON on stdout: ${line}`);
+    });
+    test('a running execute_query does not hold up the reader: ping is answered, cancellation stops the query', async (t) => {
+        const { db } = tempDb(t);
+        const io = rawStdio(t, db);
+        await io.initialize();
+        // Sequential SQL calls run on the reading thread; this one turns slow,
+        // so reading must pass to another thread while it runs.
+        io.send({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'execute_query', arguments: { query: ENDLESS_QUERY } } });
+        io.send({ jsonrpc: '2.0', id: 11, method: 'ping' });
+        const pong = await io.nextMessage();
+        assert.equal(pong.id, 11, `expected the ping answered while the query runs, got ${JSON.stringify(pong)}`);
+        assert.deepEqual(pong.result, {});
+        io.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 10, reason: 'test' } });
+        io.send({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'execute_query', arguments: { query: 'SELECT 41 + 1 AS answer' } } });
+        // The next answer is for 12 (a cancelled request gets no response),
+        // and it comes although the endless query held the only reason to wait.
+        const next = await io.nextMessage();
+        assert.equal(next.id, 12, `expected the answer to 12, got ${JSON.stringify(next)}`);
+        assert.match(textOf(next.result), /\| 42 \|/);
+        io.proc.stdin.end();
+        const exit = await waitExit(io.proc, WAIT_MS);
+        assert.ok(exit, 'dbmcp serve did not exit after stdin EOF');
+        assert.equal(exit.code, 0);
+        assert.equal(io.lines.length, 3, `unexpected stdout lines: ${io.lines.join('\n')}`);
+        const rows = sqliteRows(db, "SELECT status FROM dbmcp_audit WHERE target = 'execute_query' ORDER BY id");
+        assert.deepEqual(rows.map((r) => r.status).sort(), ['cancelled', 'ok']);
+    });
+
+    test('stdin closed while an execute_query runs: its answer still comes, then the server exits 0', async (t) => {
+        const { db } = tempDb(t);
+        sqlite(db, "UPDATE dbmcp_settings SET value = '300' WHERE key = 'query.timeout_ms'");
+        const io = rawStdio(t, db);
+        await io.initialize();
+        io.send({ jsonrpc: '2.0', id: 20, method: 'tools/call', params: { name: 'execute_query', arguments: { query: ENDLESS_QUERY } } });
+        io.proc.stdin.end();
+        const answer = await io.nextMessage();
+        assert.equal(answer.id, 20);
+        assert.equal(answer.result?.isError, true, JSON.stringify(answer));
+        const exit = await waitExit(io.proc, WAIT_MS);
+        assert.ok(exit, 'dbmcp serve did not exit after stdin EOF');
+        assert.equal(exit.code, 0);
     });
 });

@@ -446,7 +446,7 @@ static void test_table_cancelled(void **state)
     store_stmt *st;
     dbmcp_error err;
     assert_int_equal(store_prepare(db, "SELECT 1", &st, &err), 0);
-    volatile int cancelled = 1;
+    atomic_int cancelled = 1;
     render_table t;
     render_table_init(&t, render_limits_default());
     assert_int_equal(render_table_from_stmt(&t, st, &cancelled, &err), DBMCP_ETIMEOUT);

@@ -246,8 +246,10 @@ static json_t *resource_contents(const reg_resource *r, const char *uri)
 
 /* Read a URI produced by a template with an 'sql' handler: the first column
  * of the first row, with the template variables bound by name. */
+#define SQL_TEMPLATE_TIMEOUT_MS 30000      /* report.timeout_ms unset */
+#define SQL_TEMPLATE_MAX_TIMEOUT_MS 600000 /* as for report tools */
 static int read_sql_template(mcp_server *srv, const reg_template *t, const json_t *vars,
-                             reg_resource *out, dbmcp_error *err)
+                             atomic_int *cancelled, reg_resource *out, dbmcp_error *err)
 {
     store *db = store_pool_acquire(srv->query, err);
     if (!db)
@@ -255,6 +257,13 @@ static int read_sql_template(mcp_server *srv, const reg_template *t, const json_
     store_stmt *st;
     int rc = store_prepare(db, t->handler, &st, err);
     if (!rc) {
+        /* Operator-written like a report tool: the same time limit, and the
+         * client's cancellation interrupts it. */
+        long limit = mcp_server_setting_long(srv, "report.timeout_ms", SQL_TEMPLATE_TIMEOUT_MS);
+        store_set_time_limit(db, limit < 1 || limit > SQL_TEMPLATE_MAX_TIMEOUT_MS
+                                     ? SQL_TEMPLATE_TIMEOUT_MS
+                                     : (int)limit);
+        store_set_cancel_flag(db, cancelled);
         const char *k;
         json_t *v;
         json_object_foreach ((json_t *)vars, k, v) {
@@ -271,13 +280,15 @@ static int read_sql_template(mcp_server *srv, const reg_template *t, const json_
             rc = dbmcp_error_set(err, DBMCP_ENOTFOUND, "Resource not found");
         }
         store_finalize(st);
+        store_set_cancel_flag(db, NULL);
+        store_set_time_limit(db, 0);
     }
     store_pool_release(srv->query, db);
     return rc;
 }
 
 static int read_resource(mcp_server *srv, const catalog_snapshot *snap, const char *uri,
-                         reg_resource *out, dbmcp_error *err)
+                         atomic_int *cancelled, reg_resource *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
     store *db;
@@ -294,7 +305,7 @@ static int read_resource(mcp_server *srv, const catalog_snapshot *snap, const ch
     if (!t)
         return dbmcp_error_set(err, DBMCP_ENOTFOUND, "Resource not found: %s", uri);
     if (strcmp(t->handler_kind, "sql") == 0) {
-        rc = read_sql_template(srv, t, vars, out, err);
+        rc = read_sql_template(srv, t, vars, cancelled, out, err);
         if (!rc)
             out->mime_type = strdup(t->mime_type);
     } else if (strcmp(t->handler, "resource_by_uri") == 0) {
@@ -324,7 +335,8 @@ static int read_resource(mcp_server *srv, const catalog_snapshot *snap, const ch
 }
 
 static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg,
-                                mcp_call_ctx *ctx, const catalog_snapshot *snap, rpc_fail *f)
+                                mcp_call_ctx *ctx, const catalog_snapshot *snap, inflight *flight,
+                                rpc_fail *f)
 {
     const char *uri = json_get_str(msg->params, "uri");
     double start = ids_monotonic_ms();
@@ -335,7 +347,7 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     reg_resource r;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int rc = read_resource(srv, snap, uri, &r, &err);
+    int rc = read_resource(srv, snap, uri, flight ? &flight->cancelled : NULL, &r, &err);
     json_t *result = NULL;
     if (rc == 0) {
         result = json_pack("{s:[o]}", "contents", resource_contents(&r, uri));
@@ -347,7 +359,10 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     } else {
         fail(f, JSONRPC_INTERNAL_ERROR, "the resource could not be read (call %s)", call_id);
     }
-    mcp_audit_simple(srv, s, ctx, "resources/read", uri, call_id, start, rc ? "error" : "ok", rc,
+    const char *status = !rc                                                   ? "ok"
+                         : rc == DBMCP_ETIMEOUT && flight && flight->cancelled ? "cancelled"
+                                                                               : "error";
+    mcp_audit_simple(srv, s, ctx, "resources/read", uri, call_id, start, status, rc,
                      rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL);
     reg_resource_free(&r);
     return result;
@@ -617,7 +632,7 @@ static json_t *route(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mc
     if (strcmp(m, "resources/templates/list") == 0)
         return paged_list(srv, msg, snap, snap->n_templates, "resourceTemplates", template_item, f);
     if (strcmp(m, "resources/read") == 0)
-        return m_resources_read(srv, s, msg, ctx, snap, f);
+        return m_resources_read(srv, s, msg, ctx, snap, flight, f);
     if (strcmp(m, "resources/subscribe") == 0)
         return m_subscribe(srv, s, msg, snap, 1, f);
     if (strcmp(m, "resources/unsubscribe") == 0)

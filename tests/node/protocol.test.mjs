@@ -1054,4 +1054,44 @@ describe('raw stdio', () => {
         assert.ok(exit, 'dbmcp serve did not exit after stdin EOF');
         assert.equal(exit.code, 0);
     });
+    test('an sql resource template stops at report.timeout_ms, and a cancelled read stops and gets no response', async (t) => {
+        const { db } = tempDb(t);
+        sqlite(
+            db,
+            `INSERT INTO dbmcp_resource_templates (uri_template, name, handler_kind, handler)
+               VALUES ('slow://{n}', 'slow', 'sql', '${ENDLESS_QUERY}');
+             INSERT INTO dbmcp_interface_resources (interface, uri) VALUES ('default', 'slow://{n}');
+             INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '400');`,
+        );
+        const io = rawStdio(t, db);
+        await io.initialize();
+        io.send({ jsonrpc: '2.0', id: 30, method: 'resources/read', params: { uri: 'slow://1' } });
+        const stopped = await io.nextMessage();
+        assert.equal(stopped.id, 30);
+        assert.ok(stopped.error, `expected an error at the time limit, got ${JSON.stringify(stopped)}`);
+
+        io.proc.stdin.end();
+        const exit = await waitExit(io.proc, WAIT_MS);
+        assert.ok(exit && exit.code === 0, 'dbmcp serve did not exit 0 after stdin EOF');
+
+        // A new server with a long limit: only the cancellation can stop the read.
+        sqlite(db, "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '600000')");
+        const io2 = rawStdio(t, db);
+        await io2.initialize();
+        io2.send({ jsonrpc: '2.0', id: 31, method: 'resources/read', params: { uri: 'slow://2' } });
+        await new Promise((r) => setTimeout(r, 200));
+        io2.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 31, reason: 'test' } });
+        io2.send({ jsonrpc: '2.0', id: 32, method: 'ping' });
+        const pong = await io2.nextMessage();
+        assert.equal(pong.id, 32, `expected only the ping's answer, got ${JSON.stringify(pong)}`);
+        io2.proc.stdin.end();
+        const exit2 = await waitExit(io2.proc, WAIT_MS);
+        assert.ok(exit2 && exit2.code === 0, 'dbmcp serve did not exit 0 after stdin EOF');
+        assert.equal(io2.lines.length, 2, `unexpected stdout lines: ${io2.lines.join('\n')}`);
+        const rows = sqliteRows(db, "SELECT target, status FROM dbmcp_audit WHERE method = 'resources/read' ORDER BY id");
+        assert.deepEqual(rows, [
+            { target: 'slow://1', status: 'error' },
+            { target: 'slow://2', status: 'cancelled' },
+        ]);
+    });
 });

@@ -363,6 +363,26 @@ static int table_header(render_table *t, store_stmt *st)
 
 /* Append the current row: 1 when it fits under byte_cap, 0 when it was
  * dropped (nothing of it kept), -1 when an allocation failed. */
+/* An integer as decimal text (what the engine's own conversion gives,
+ * without its formatting machinery); returns the length. */
+static size_t int64_text(char out[24], int64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    size_t len = 0;
+    if (v < 0)
+        out[len++] = '-';
+    while (n)
+        out[len++] = tmp[--n];
+    out[len] = '\0';
+    return len;
+}
+
 static int table_row(render_table *t, store_stmt *st)
 {
     size_t start = t->len;
@@ -372,9 +392,13 @@ static int table_row(render_table *t, store_stmt *st)
         store_type type = store_column_type(st, c);
         const void *data = NULL;
         size_t bytes = 0;
-        if (type != STORE_NULL && type != STORE_BLOB)
+        char num[24];
+        if (type == STORE_INTEGER) {
+            bytes = int64_text(num, store_column_int(st, c));
+            data = num;
+        } else if (type != STORE_NULL && type != STORE_BLOB)
             data = store_column_text(st, c); /* before bytes: the length of the text */
-        if (type != STORE_NULL)
+        if (type != STORE_NULL && type != STORE_INTEGER)
             bytes = store_column_bytes(st, c);
         sink_puts(&s, " ");
         cell_format(&s, type, store_column_decltype(st, c), data, bytes, t->limits.cell_max);
@@ -396,8 +420,7 @@ static int table_oom(render_table *t, dbmcp_error *err)
     return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory rendering the result");
 }
 
-int render_table_from_stmt(render_table *t, store_stmt *st, atomic_int *cancelled,
-                           dbmcp_error *err)
+int render_table_from_stmt(render_table *t, store_stmt *st, atomic_int *cancelled, dbmcp_error *err)
 {
     if (!t || !st)
         return dbmcp_error_set(err, DBMCP_EINVAL, "render_table_from_stmt: no table or statement");

@@ -1192,12 +1192,39 @@ static enum MHD_Result call_reply(http_daemon *hd, struct MHD_Connection *c, htt
     return MHD_NO;
 }
 
+/* Answer a request that cannot block (mcp_request_class: MCP_RUN_QUICK)
+ * on the connection's own thread (one per connection): no worker thread
+ * to start and no hand-off. Takes ownership like call_dispatch. */
+static enum MHD_Result call_inline(http_daemon *hd, struct MHD_Connection *c, jsonrpc_msg *msg,
+                                   mcp_session *s, http_session *entry, int modern)
+{
+    char model[sizeof((http_stream *)0)->model];
+    const char *given = header(c, HTTP_MODEL_HEADER);
+    snprintf(model, sizeof model, "%s", given ? given : "");
+    mcp_call_ctx ctx = {0};
+    ctx.transport = "http";
+    ctx.model = model[0] ? model : NULL;
+    json_t *resp = mcp_handle(hd->srv, s, msg, &ctx);
+    if (!resp)
+        resp = jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR, "Internal error", NULL);
+    enum MHD_Result r =
+        reply_json(c, modern ? (unsigned)mcp_http_status_for_error(resp) : MHD_HTTP_OK, resp, NULL);
+    jsonrpc_msg_free(msg);
+    mcp_session_unref(s);
+    if (entry)
+        table_release(hd, entry);
+    return r;
+}
+
 /* Run a request on a worker and answer it. Takes ownership of msg, the
  * session reference and the entry reference. */
 static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c, http_request *req,
                                      jsonrpc_msg *msg, mcp_session *s, http_session *entry,
                                      int modern)
 {
+    if (req->json_ok && !atomic_load(&hd->stopping) &&
+        mcp_request_class(hd->srv, s, msg) == MCP_RUN_QUICK)
+        return call_inline(hd, c, msg, s, entry, modern);
     http_stream *st = stream_new(hd, STREAM_CALL, c);
     if (!st) {
         enum MHD_Result r = reply_busy(c, msg->id, "Out of memory");

@@ -23,12 +23,12 @@ struct store {
     int trusted;      /* store-internal introspection in progress (see store_trusted_begin) */
     char **functions; /* allowlisted SQL functions (lowercase), NULL = any; owned */
     size_t n_functions;
-    char *functions_csv;  /* what `functions` was parsed from (kept while inactive); owned */
-    int functions_on;     /* the allowlist applies (store_set_function_allowlist non-NULL) */
-    double deadline_ms;   /* monotonic deadline for the running statement; 0 = none */
-    int timed_out;        /* the progress handler interrupted for the deadline */
-    atomic_int *cancel; /* nonzero when the caller gave up (client cancelled); may be NULL */
-    double slow_at_ms;    /* monotonic time at which slow_fn is called; 0 = none */
+    char *functions_csv; /* what `functions` was parsed from (kept while inactive); owned */
+    int functions_on;    /* the allowlist applies (store_set_function_allowlist non-NULL) */
+    double deadline_ms;  /* monotonic deadline for the running statement; 0 = none */
+    int timed_out;       /* the progress handler interrupted for the deadline */
+    atomic_int *cancel;  /* nonzero when the caller gave up (client cancelled); may be NULL */
+    double slow_at_ms;   /* monotonic time at which slow_fn is called; 0 = none */
     void (*slow_fn)(void *arg);
     void *slow_arg;
 };
@@ -36,6 +36,7 @@ struct store {
 struct store_stmt {
     store *owner;     /* not owned */
     sqlite3_stmt *st; /* owned */
+    int last_param;   /* index of the parameter bound last (see param_index) */
 };
 
 static int map_sqlite_code(int rc)
@@ -332,6 +333,7 @@ void store_finalize(store_stmt *st)
 void store_reset(store_stmt *st)
 {
     sqlite3_reset(st->st);
+    st->last_param = 0;
 }
 
 int store_step(store_stmt *st, dbmcp_error *err)
@@ -349,9 +351,19 @@ int store_step(store_stmt *st, dbmcp_error *err)
     return fail(st->owner, rc, err, "step");
 }
 
+/* Callers bind mostly in the order the parameters appear, so the one
+ * after the last is tried first: one comparison instead of SQLite's scan
+ * of every name (a 21-parameter audit insert did 200+ per row). */
 static int param_index(store_stmt *st, const char *name)
 {
-    return sqlite3_bind_parameter_index(st->st, name);
+    int next = st->last_param + 1;
+    const char *guess = next <= sqlite3_bind_parameter_count(st->st)
+                            ? sqlite3_bind_parameter_name(st->st, next)
+                            : NULL;
+    int i = guess && strcmp(guess, name) == 0 ? next : sqlite3_bind_parameter_index(st->st, name);
+    if (i)
+        st->last_param = i;
+    return i;
 }
 
 int store_bind_text(store_stmt *st, const char *name, const char *value)

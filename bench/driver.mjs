@@ -33,6 +33,7 @@ function parseArgs(argv) {
     httpRounds: 2,
     only: null,
     cpuclock: null,
+    floor: null, // bench/stdio_floor: read + canned write only, stdio phase
   };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
@@ -49,6 +50,7 @@ function parseArgs(argv) {
       case '--node-server': o.nodeServer = v; i++; break;
       case '--out': o.out = v; i++; break;
       case '--cpuclock': o.cpuclock = v; i++; break;
+      case '--floor': o.floor = v; i++; break;
       case '--cold': o.cold = num(); break;
       case '--n': o.n = num(); break;
       case '--warmup': o.warmup = num(); break;
@@ -474,7 +476,12 @@ async function phaseColdStart(specs, o, res) {
   for (const s of specs) res[s.name].coldStartMs = median(res[s.name].coldMs);
 }
 
-async function phaseStdio(specs, o, res) {
+async function phaseStdio(servers, o, res) {
+  // The floor program runs beside the servers, in the same alternating blocks.
+  const specs = o.floor
+    ? [...servers, { name: 'floor', label: 'floor', stdio: () => [o.floor, []] }]
+    : servers;
+  if (o.floor) res.floor = {};
   const clients = {};
   for (const s of specs) clients[s.name] = await startStdio(s);
   await sleep(300);
@@ -627,6 +634,14 @@ function report(specs, o, res) {
     out.push(`stdio: ${o.n} calls per server after ${o.warmup} warm-up calls; CPU from ${nd.stdioCpuMethod} (node), ` +
       `${db.stdioCpuMethod} (dbmcp); from /proc/PID/stat ticks alone: node ${fmt(nd.stdioCpuTickUsPerCall, 1)}, ` +
       `dbmcp ${fmt(db.stdioCpuTickUsPerCall, 1)} µs/call.`);
+  }
+  if (res.floor && res.floor.stdioCalls) {
+    const f = res.floor;
+    out.push(`stdio floor (bench/stdio_floor.c: one read and one canned write per call, nothing else): ` +
+      `${fmt(f.stdioCpuUsPerCall, 1)} µs CPU per call, p50 ${fmt(f.stdioP50Us, 0)} µs. node/floor = ` +
+      `${fmt(nd.stdioCpuUsPerCall / f.stdioCpuUsPerCall, 2)}x is the largest CPU ratio any stdio server could show ` +
+      `in this run; dbmcp spends ${fmt(db.stdioCpuUsPerCall - f.stdioCpuUsPerCall, 1)} µs per call above the floor, ` +
+      `node ${fmt(nd.stdioCpuUsPerCall - f.stdioCpuUsPerCall, 1)} µs.`);
   }
   if (nd.httpCalls) {
     out.push(`HTTP: ${nd.httpCalls} (node) / ${db.httpCalls} (dbmcp) calls in ~${o.httpSeconds} s each after ` +

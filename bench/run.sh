@@ -44,6 +44,15 @@ if [ ! -x "$helper" ] || [ bench/cpuclock.c -nt "$helper" ]; then
     echo "bench: warning: cannot build $helper; CPU figures fall back to /proc" >&2
 fi
 
+# The floor: a C program that only reads each line and writes a canned
+# echo answer (bench/stdio_floor.c), run in the stdio phase beside the two
+# servers: the kernel's and the pipe's share of a call on this machine.
+floor=build/bench/stdio_floor
+if [ ! -x "$floor" ] || [ bench/stdio_floor.c -nt "$floor" ]; then
+  ${CC:-cc} -std=c11 -O2 -Wall -Wextra -o "$floor" bench/stdio_floor.c ||
+    fail "cannot build $floor"
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -59,4 +68,5 @@ node bench/driver.mjs \
   --node-server "$root/bench/node/echo-server.mjs" \
   --out "$out" \
   --cpuclock "$root/$helper" \
+  --floor "$root/$floor" \
   ${BENCH_ARGS:-} || fail "the benchmark driver failed (see above)"

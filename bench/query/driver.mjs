@@ -46,6 +46,8 @@ function parseArgs(argv) {
     previewSeconds: 10, // cap per server on the timed preview calls
     aggN: 10,
     aggWarmup: 1,
+    inflight: 8, // pipelined phase: requests kept in flight
+    pipelinedN: 2000,
     only: null,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -73,6 +75,8 @@ function parseArgs(argv) {
       case '--preview-seconds': o.previewSeconds = num(); break;
       case '--agg-n': o.aggN = num(); break;
       case '--agg-warmup': o.aggWarmup = num(); break;
+      case '--inflight': o.inflight = Math.max(1, num()); break;
+      case '--pipelined-n': o.pipelinedN = Math.max(1, num()); break;
       case '--only': o.only = new Set(String(v).split(',')); i++; break;
       default: die(`unknown option ${k}`);
     }
@@ -483,6 +487,48 @@ async function phaseFloor(specs, clients, o, res) {
   res.dbmcp.echoP50Us = pct(echoLat, 50);
 }
 
+// Capacity: previews with o.inflight requests always in flight (a new one is
+// written as each answer arrives), so the servers are never idle waiting for
+// the driver; calls/s = calls / wall time. One server at a time, twice each
+// (A B B A), every answer checked.
+async function phasePipelined(specs, clients, o, res) {
+  const st = Object.fromEntries(specs.map((s) => [s.name, { calls: 0, ms: 0, cpu: 0, method: '' }]));
+  const runOne = async (s, n) => {
+    const c = clients[s.name];
+    const cpu0 = cpuUs(c.child.pid);
+    const t0 = nowMs();
+    let sent = 0;
+    const worker = async () => {
+      while (sent < n) {
+        sent++;
+        const { msg } = await withTimeout(c.request('tools/call', c.spec.calls.preview), 60000, `${s.name} pipelined preview`);
+        const r = msg.result;
+        const text = r && !r.isError && Array.isArray(r.content) && r.content[0] ? r.content[0].text : null;
+        if (text === null) throw new Error(`${s.name}: pipelined preview failed: ${JSON.stringify(msg).slice(0, 500)}`);
+        checkPreview(s.name, s.rows(text));
+      }
+    };
+    await Promise.all(Array.from({ length: o.inflight }, worker));
+    const ms = nowMs() - t0;
+    const cpu1 = cpuUs(c.child.pid);
+    st[s.name].calls += n;
+    st[s.name].ms += ms;
+    st[s.name].cpu += cpu1.us - cpu0.us;
+    st[s.name].method = cpu1.method;
+  };
+  const half = Math.ceil(o.pipelinedN / 2);
+  for (const s of specs) await runOne(s, Math.min(200, half)); // warm-up, not counted
+  for (const s of specs) st[s.name] = { calls: 0, ms: 0, cpu: 0, method: '' };
+  for (const s of specs) await runOne(s, half);
+  for (const s of [...specs].reverse()) await runOne(s, half);
+  for (const s of specs) {
+    const x = st[s.name];
+    res[s.name].pipelinedCalls = x.calls;
+    res[s.name].pipelinedCallsPerSec = x.calls / (x.ms / 1000);
+    res[s.name].pipelinedCpuUsPerCall = x.cpu / x.calls;
+  }
+}
+
 async function phasePreview(specs, clients, o, res) {
   const st = await timedCalls(specs, clients, 'preview', {
     n: o.previewN,
@@ -560,6 +606,8 @@ function report(o, res) {
     ['preview: latency p50 (µs)', 'previewP50Us', 0, true, null],
     ['preview: latency p99 (µs)', 'previewP99Us', 0, true, null],
     ['preview: server CPU per call (µs)', 'previewCpuUsPerCall', 1, true, null],
+    [`preview: calls/s, ${o.inflight} in flight`, 'pipelinedCallsPerSec', 0, false, null],
+    [`preview: CPU per call, ${o.inflight} in flight (µs)`, 'pipelinedCpuUsPerCall', 1, true, null],
     ['preview: response line (bytes)', 'previewResponseBytes', 0, true, 3],
     ['SELECT 1: calls/s (sequential)', 'floorCallsPerSec', 0, false, null],
     ['SELECT 1: server CPU per call (µs)', 'floorCpuUsPerCall', 1, true, null],
@@ -596,6 +644,11 @@ function report(o, res) {
       `(write to parsed response); CPU from ${db.cpuMethod}. Text content: dbhub ${hub.previewTextBytes} bytes, ` +
       `dbmcp ${db.previewTextBytes} bytes; distinct line sizes: dbhub ${hub.previewBytesAll.join(',')}, ` +
       `dbmcp ${db.previewBytesAll.join(',')}. Same 25 ids (1..25) from both.`);
+  }
+  if (hub.pipelinedCalls !== undefined) {
+    out.push(`preview, ${o.inflight} in flight: ${hub.pipelinedCalls} / ${db.pipelinedCalls} calls per server in two runs (A B B A) ` +
+      `after a warm-up, a new request written as each answer arrives; calls/s = calls / wall time: the servers' capacity ` +
+      `without the sequential round trip through the driver (on 2 cores shared with the driver).`);
   }
   if (hub.floorCalls !== undefined) {
     out.push(`SELECT 1: ${hub.floorCalls} / ${db.floorCalls} timed calls, 2 alternating blocks; its calls/s is ` +
@@ -674,6 +727,9 @@ async function main() {
   const want = (p) => !o.only || o.only.has(p);
   if (want('preview')) {
     await phase(`preview: ${o.previewWarmup} warm-up + ${o.previewN} calls each (alternating blocks, <= ${o.previewSeconds} s each)`, phasePreview);
+  }
+  if (want('pipelined')) {
+    await phase(`preview, ${o.inflight} in flight: ${o.pipelinedN} calls each`, phasePipelined);
   }
   if (want('floor')) {
     await phase(`SELECT 1: ${o.previewWarmup} warm-up + ${o.previewN / 2} calls each (alternating blocks), dbmcp echo`, phaseFloor);

@@ -26,7 +26,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair bench-vector clean
+.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair bench-vector bench-json-write clean
 
 all: $(BUILD)/dbmcp
 
@@ -93,6 +93,14 @@ bench-vector: $(BUILD)/bench/vector_bench
 	@BENCH_VECTOR=$(BUILD)/bench/vector_bench bench/vector.sh
 
 $(BUILD)/bench/vector_bench: bench/vector/vector_bench.c $(BUILD)/obj/search/vector.o $(BUILD)/obj/core/error.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# json_write_compact against jansson's json_dumps on typical responses, in-process.
+bench-json-write: $(BUILD)/bench/json_write_bench
+	@$(BUILD)/bench/json_write_bench
+
+$(BUILD)/bench/json_write_bench: bench/json_write_bench.c $(BUILD)/obj/core/json_write.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -3,7 +3,10 @@
  */
 #include "core/jsonutil.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/json_write.h"
 
 const char *json_get_str(const json_t *obj, const char *key)
 {
@@ -25,19 +28,14 @@ json_t *json_parse_text(const char *text)
 
 char *json_dump_compact(const json_t *v)
 {
-    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    return json_write_compact(v, NULL);
 }
 
-static int count_bytes(const char *buffer, size_t size, void *data)
-{
-    (void)buffer;
-    *(size_t *)data += size;
-    return 0;
-}
-
+/* Writing and freeing the text beats jansson's counting callback, which
+ * escapes code point by code point. */
 size_t json_compact_size(const json_t *v)
 {
     size_t n = 0;
-    json_dump_callback(v, count_bytes, &n, JSON_COMPACT | JSON_ENCODE_ANY);
+    free(json_write_compact(v, &n));
     return n;
 }

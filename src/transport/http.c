@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/json_write.h"
 #include "transport/chat.h"
 
 #define HTTP_DEFAULT_MAX_BODY ((size_t)4 * 1024 * 1024)
@@ -555,7 +556,7 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned status, json_t *body,
                                   const char *const *headers)
 {
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *text = body ? json_write_compact(body, NULL) : NULL;
     json_decref(body);
     if (!text) {
         static const char oom[] =
@@ -724,7 +725,7 @@ static int stream_event_locked(http_stream *st, json_t *msg)
 {
     if (st->gone || st->ended)
         return -1;
-    char *text = json_dumps(msg, JSON_COMPACT);
+    char *text = json_write_compact(msg, NULL);
     int rc = -1;
     if (text) {
         static const char head[] = "event: message\ndata: ";

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_write.h"
 #include "core/log.h"
 
 #define STDIO_MAX_WORKERS 16
@@ -51,7 +52,7 @@ enum { READ_EOF, READ_HANDED_OFF };
 static int write_line(void *ctx, json_t *msg)
 {
     stdio_conn *c = ctx;
-    char *text = json_dumps(msg, JSON_COMPACT);
+    char *text = json_write_compact(msg, NULL);
     if (!text)
         return -1;
     pthread_mutex_lock(&c->write_lock);

@@ -246,8 +246,6 @@ static json_t *resource_contents(const reg_resource *r, const char *uri)
 
 /* Read a URI produced by a template with an 'sql' handler: the first column
  * of the first row, with the template variables bound by name. */
-#define SQL_TEMPLATE_TIMEOUT_MS 30000      /* report.timeout_ms unset */
-#define SQL_TEMPLATE_MAX_TIMEOUT_MS 600000 /* as for report tools */
 static int read_sql_template(mcp_server *srv, const reg_template *t, const json_t *vars,
                              atomic_int *cancelled, reg_resource *out, dbmcp_error *err)
 {
@@ -259,10 +257,8 @@ static int read_sql_template(mcp_server *srv, const reg_template *t, const json_
     if (!rc) {
         /* Operator-written like a report tool: the same time limit, and the
          * client's cancellation interrupts it. */
-        long limit = mcp_server_setting_long(srv, "report.timeout_ms", SQL_TEMPLATE_TIMEOUT_MS);
-        store_set_time_limit(db, limit < 1 || limit > SQL_TEMPLATE_MAX_TIMEOUT_MS
-                                     ? SQL_TEMPLATE_TIMEOUT_MS
-                                     : (int)limit);
+        store_set_time_limit(db, tools_report_timeout_ms(mcp_server_setting_long(
+                                     srv, "report.timeout_ms", TOOLS_REPORT_TIMEOUT_DEFAULT_MS)));
         store_set_cancel_flag(db, cancelled);
         const char *k;
         json_t *v;

@@ -71,11 +71,18 @@ static void bind_all(tool_env *env, store_stmt *st, const json_t *args)
     }
 }
 
-#define SQL_TOOL_DEFAULT_TIMEOUT_MS 30000 /* report.timeout_ms */
-#define SQL_TOOL_LIMIT_TIMEOUT_MS 600000  /* ten minutes at most */
+#define SQL_TOOL_DEFAULT_TIMEOUT_MS TOOLS_REPORT_TIMEOUT_DEFAULT_MS /* report.timeout_ms */
+#define SQL_TOOL_LIMIT_TIMEOUT_MS 600000                            /* ten minutes at most */
 
 /* A setting as a number clamped to [lo, hi] (def when unset or not a
  * number). */
+int tools_report_timeout_ms(long setting)
+{
+    return setting < 1                           ? 1
+           : setting > SQL_TOOL_LIMIT_TIMEOUT_MS ? SQL_TOOL_LIMIT_TIMEOUT_MS
+                                                 : (int)setting;
+}
+
 static long setting_clamped(tool_env *env, const char *key, long def, long lo, long hi)
 {
     long v = env->setting_long ? env->setting_long(env, key, def) : def;

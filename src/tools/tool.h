@@ -93,6 +93,12 @@ typedef int (*tool_handler_fn)(tool_env *env, const json_t *args, tool_output *o
 void tool_output_text(tool_output *out, const char *text);
 void tool_output_free(tool_output *out);
 
+/* The time limit of operator-written SQL (report tools, sql resource
+ * templates) from the report.timeout_ms setting (default 30000): clamped
+ * to 1 ms .. 10 minutes. */
+#define TOOLS_REPORT_TIMEOUT_DEFAULT_MS 30000
+int tools_report_timeout_ms(long setting);
+
 /* Builtin handlers by name (NULL when unknown). */
 tool_handler_fn tools_builtin_find(const char *name);
 /* Nonzero for builtins that never block (pure computation on arguments). */

@@ -6,7 +6,8 @@
  * The first input byte chooses how many inputs were "sent" (1 to 4); the
  * rest is the reply body. The target checks the parser's contract:
  *   - success: a vector array, a dimension within 1..EMBED_MAX_DIM, every
- *     value finite, every vector of L2 norm 1 (or all zeros);
+ *     value finite, every vector of L2 norm 1 (an all-zero vector is
+ *     refused, so none is zero);
  *   - failure: a negative code, no vectors, dimension 0, an operator
  *     message, and the fixed public message (never text of the body);
  *   - the same input always gives the same answer.
@@ -39,8 +40,8 @@ static void check_success(const float *v, size_t n, int dim)
                 die("a non-finite value in a vector");
             sq += (double)x * x;
         }
-        if (sq != 0 && fabs(sqrt(sq) - 1) > 1e-3)
-            die("a vector that is neither normalised nor zero");
+        if (fabs(sqrt(sq) - 1) > 1e-3)
+            die("a vector that is not normalised");
     }
 }
 

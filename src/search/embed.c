@@ -56,18 +56,6 @@ int embedder_dim(const embedder *e)
     return atomic_load_explicit(&((embedder *)e)->dim, memory_order_acquire);
 }
 
-void embed_normalize(float *v, int dim)
-{
-    double sq = 0;
-    for (int i = 0; i < dim; i++)
-        sq += (double)v[i] * v[i];
-    if (sq <= 0)
-        return;
-    float inv = (float)(1.0 / sqrt(sq));
-    for (int i = 0; i < dim; i++)
-        v[i] *= inv;
-}
-
 /* --- open / free ----------------------------------------------------------- */
 
 int embedder_open(const embedder_config *cfg, embedder **out, dbmcp_error *err)

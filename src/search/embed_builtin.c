@@ -16,12 +16,14 @@
  * the same on every machine and run. Changing any of this is a new model
  * name (v2), since stored vectors would no longer compare.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search/embed_internal.h"
+#include "search/vector.h"
 #include "search/textnorm.h"
 
 #define BUILTIN_MIN_DIM 16
@@ -138,7 +140,12 @@ static void features_to_vector(features *f, int dim, float *out)
         out[bucket] += (h >> 2) & 1 ? w : -w;
         i = j;
     }
-    embed_normalize(out, dim);
+    /* Text without features (only punctuation, say) stays the zero vector:
+     * cosine distance 1 to everything. The weights are finite, so NaN or
+     * infinity cannot come out of here. */
+    vec_fault fault = vec_normalize(out, dim, NULL);
+    assert(fault == VEC_OK || fault == VEC_ZERO);
+    (void)fault;
 }
 
 static int builtin_embed(embedder *e, const char *const *texts, size_t n, float *out,

@@ -31,6 +31,7 @@
 
 #include "core/curl_lib.h"
 #include "search/embed_internal.h"
+#include "search/vector.h"
 #include "search/textnorm.h"
 
 #define HTTP_MAX_BODY (64u * 1024 * 1024) /* reply bytes accepted */
@@ -372,8 +373,18 @@ int embed_http_parse_reply(const char *body, size_t len, size_t n, float **vecs,
         *dim = 0;
         return rc;
     }
-    for (size_t k = 0; k < n; k++)
-        embed_normalize(v + k * (size_t)*dim, *dim);
+    /* A service's vector is refused rather than stored when it cannot be
+     * compared: all zeros (or values below float32 range) has no direction. */
+    for (size_t k = 0; !rc && k < n; k++) {
+        vec_fault f = vec_normalize(v + k * (size_t)*dim, *dim, NULL);
+        if (f != VEC_OK)
+            rc = invalid_reply(err, "the embedding of input %zu %s", k, vec_fault_text(f));
+    }
+    if (rc) {
+        free(v);
+        *dim = 0;
+        return rc;
+    }
     *vecs = v;
     return 0;
 }

@@ -42,12 +42,10 @@ int embedder_http_init(embedder *e, const embedder_config *cfg, dbmcp_error *err
 /* Parse an OpenAI-style embeddings reply body[0..len) for n inputs:
  * *vecs (malloc'd, caller frees) gets n * *dim L2-normalised floats,
  * placed by data[i].index when every item has one. DBMCP_EINVAL with
- * "invalid reply: …" (operator) for anything else. (embed_http.c; also
+ * "invalid reply: …" (operator) for anything else, including a vector
+ * that vec_normalize refuses (all zeros, or values below float32 range). (embed_http.c; also
  * the fuzz target's entry point.) */
 int embed_http_parse_reply(const char *body, size_t len, size_t n, float **vecs, int *dim,
                            dbmcp_error *err);
-
-/* L2-normalise v[dim] in place; a zero vector stays zero. */
-void embed_normalize(float *v, int dim);
 
 #endif

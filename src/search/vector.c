@@ -22,6 +22,7 @@
  */
 #include "search/vector.h"
 
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -261,12 +262,54 @@ float vec_distance(const float *a, const float *b, int dim, vec_metric m)
     }
 }
 
-static int all_finite(const float *v, int dim)
+vec_fault vec_check(const float *v, int dim, int *at)
 {
+    double sq = 0;
+    if (at)
+        *at = -1;
+    for (int i = 0; i < dim; i++) {
+        if (!isfinite(v[i])) {
+            if (at)
+                *at = i;
+            return VEC_NOT_FINITE;
+        }
+        sq += (double)v[i] * v[i];
+    }
+    return sq <= VEC_MAX_SQ_NORM ? VEC_OK : VEC_TOO_LARGE;
+}
+
+vec_fault vec_normalize(float *v, int dim, int *at)
+{
+    double sq = 0;
+    if (at)
+        *at = -1;
+    for (int i = 0; i < dim; i++) {
+        if (!isfinite(v[i])) {
+            if (at)
+                *at = i;
+            return VEC_NOT_FINITE;
+        }
+        sq += (double)v[i] * v[i];
+    }
+    /* From float32 inputs sq is finite (< dim * 1.2e77) and is 0 only when
+     * every element is 0: the smallest subnormal squared is about 2e-90. */
+    if (sq == 0)
+        return VEC_ZERO;
+    double norm = sqrt(sq);
     for (int i = 0; i < dim; i++)
-        if (!isfinite(v[i]))
-            return 0;
-    return 1;
+        v[i] = (float)((double)v[i] / norm);
+    return VEC_OK;
+}
+
+const char *vec_fault_text(vec_fault f)
+{
+    switch (f) {
+    case VEC_OK: return "is a valid vector";
+    case VEC_NOT_FINITE: return "holds a NaN or infinite value";
+    case VEC_TOO_LARGE: return "has values so large that distances would overflow float32";
+    case VEC_ZERO: return "is all zeros (or below float32 range), so it has no direction";
+    }
+    return "is not a valid vector";
 }
 
 /* --- building ---------------------------------------------------------------- */
@@ -333,7 +376,7 @@ int vec_index_reserve(vec_index *ix, size_t n)
 
 int vec_index_add(vec_index *ix, int64_t id, const float *v)
 {
-    if (!all_finite(v, ix->dim))
+    if (vec_check(v, ix->dim, NULL) != VEC_OK)
         return DBMCP_EINVAL;
     if (ix->count == ix->cap) {
         int rc = vec_index_reserve(ix, ix->cap < 64 ? 64 : ix->cap + ix->cap / 2);
@@ -350,7 +393,9 @@ int vec_index_add(vec_index *ix, int64_t id, const float *v)
     return 0;
 }
 
-/* v ≈ out * scale with out in [-127, 127]; scale = max |v_i| / 127. */
+/* v ≈ out * scale with out in [-127, 127]; scale = max |v_i| / 127.
+ * The reciprocal is taken in double: 127 / maxabs overflows float32 once
+ * maxabs is subnormal, and inf * 0 would be NaN. v must be finite. */
 static float quantize_row(const float *v, int dim, int8_t *out)
 {
     float maxabs = 0;
@@ -360,10 +405,11 @@ static float quantize_row(const float *v, int dim, int8_t *out)
         memset(out, 0, (size_t)dim);
         return 0;
     }
-    float inv = 127.0f / maxabs;
+    double inv = 127.0 / (double)maxabs;
     for (int i = 0; i < dim; i++) {
-        long q = lrintf(v[i] * inv);
-        out[i] = (int8_t)(q > 127 ? 127 : q < -127 ? -127 : q);
+        long q = lrint((double)v[i] * inv);
+        assert(q >= -127 && q <= 127);
+        out[i] = (int8_t)q;
     }
     return maxabs / 127.0f;
 }
@@ -527,7 +573,7 @@ int vec_index_search(const vec_index *ix, const vec_query *q, vec_hit *out)
 {
     if (!ix || !q || !q->q || q->k < 1 || (unsigned)q->metric > VEC_EUCLIDEAN)
         return DBMCP_EINVAL;
-    if (!all_finite(q->q, ix->dim))
+    if (vec_check(q->q, ix->dim, NULL) != VEC_OK)
         return DBMCP_EINVAL;
     if (q->int8 && ix->quantized != ix->count)
         return DBMCP_EINVAL;

@@ -16,7 +16,14 @@
  * Distances: smaller is closer for every metric (cosine distance =
  * 1 - cos, with cos = 0 when either vector is all zeros; dot "distance"
  * = -dot; euclidean = the L2 distance, sqrt of the sum of squares).
- * Vectors holding NaN or infinity are refused (DBMCP_EINVAL).
+ *
+ * Finite by construction: a vector enters an index, a query or a distance
+ * only after vec_check, which refuses NaN, infinity and a squared L2 norm
+ * above VEC_MAX_SQ_NORM. Between two checked vectors every dot product,
+ * squared distance and norm is finite in float32 (|a.b| <= |a||b| and
+ * |a-b|^2 <= 2|a|^2 + 2|b|^2), so no distance is NaN or infinite.
+ * Normalising and quantising compute their scale factors in double, so
+ * subnormal values neither overflow a reciprocal nor vanish.
  */
 #ifndef DBMCP_SEARCH_VECTOR_H
 #define DBMCP_SEARCH_VECTOR_H
@@ -31,8 +38,29 @@ int vec_metric_parse(const char *s);
 /* The metric's name ("cosine", …). */
 const char *vec_metric_name(vec_metric m);
 /* Distance between two float32 vectors of dim elements (any alignment of
- * float). */
+ * float). Finite when both passed vec_check. */
 float vec_distance(const float *a, const float *b, int dim, vec_metric m);
+/* The largest squared L2 norm vec_check accepts: FLT_MAX / 4. */
+#define VEC_MAX_SQ_NORM 8.5e37
+
+/* Why vec_check or vec_normalize refused a vector. */
+typedef enum vec_fault {
+    VEC_OK = 0,
+    VEC_NOT_FINITE, /* an element is NaN or infinite */
+    VEC_TOO_LARGE,  /* squared L2 norm above VEC_MAX_SQ_NORM */
+    VEC_ZERO        /* every element is 0 (vec_normalize only) */
+} vec_fault;
+
+/* VEC_OK when v may take part in distances; otherwise the fault, with
+ * *at (when not NULL) set to the first bad element (-1 for a norm fault). */
+vec_fault vec_check(const float *v, int dim, int *at);
+/* Scale v in place to L2 norm 1, in double precision (a vector of
+ * subnormal values normalises like any other). VEC_OK, or VEC_NOT_FINITE
+ * (with *at) or VEC_ZERO, leaving v unchanged. */
+vec_fault vec_normalize(float *v, int dim, int *at);
+/* A short English description of a fault ("holds a NaN or infinite
+ * value", …), static. */
+const char *vec_fault_text(vec_fault f);
 /* "avx2+fma" or "portable": the kernels this process runs. */
 const char *vec_kernel_name(void);
 
@@ -49,8 +77,8 @@ typedef int (*vec_filter_fn)(void *ctx, int64_t id);
 /* New empty index; NULL when out of memory or dim < 1. */
 vec_index *vec_index_new(int dim);
 void vec_index_free(vec_index *ix);
-/* Append a row (copied). 0, DBMCP_ENOMEM, or DBMCP_EINVAL when v holds
- * NaN or infinity. Not while other threads search. */
+/* Append a row (copied). 0, DBMCP_ENOMEM, or DBMCP_EINVAL when v fails
+ * vec_check. Not while other threads search. */
 int vec_index_add(vec_index *ix, int64_t id, const float *v);
 /* Reserve room for n rows in total (optional; saves regrowth). */
 int vec_index_reserve(vec_index *ix, size_t n);
@@ -72,7 +100,7 @@ typedef struct vec_query {
 
 /* Top-k by ascending distance into out[k]; returns the number found
  * (<= k: fewer when fewer rows pass the filter), or a negative
- * dbmcp_code: DBMCP_EINVAL for k < 1, a query holding NaN/infinity, an
+ * dbmcp_code: DBMCP_EINVAL for k < 1, a query failing vec_check, an
  * unknown metric, or int8 without vec_index_quantize. Ties break by
  * ascending id. Exact unless int8 (then approximate recall, exact
  * distances for what it returns). Safe from several threads at once. */

@@ -38,6 +38,20 @@ static void arg_error(sqlite3_context *ctx, int argn, const char *fmt, ...)
     sqlite3_result_error(ctx, msg, -1);
 }
 
+/* Refuse what vec_check refuses, so every distance computed is finite. */
+static int checked(sqlite3_context *ctx, int argn, const vec_arg *a)
+{
+    int at = -1;
+    vec_fault f = vec_check(a->v, a->dim, &at);
+    if (f == VEC_OK)
+        return 0;
+    if (at >= 0)
+        arg_error(ctx, argn, "%s at element %d", vec_fault_text(f), at);
+    else
+        arg_error(ctx, argn, "%s", vec_fault_text(f));
+    return -1;
+}
+
 static int blob_arg(sqlite3_context *ctx, sqlite3_value *val, int argn, vec_arg *out)
 {
     size_t bytes = (size_t)sqlite3_value_bytes(val);
@@ -59,12 +73,7 @@ static int blob_arg(sqlite3_context *ctx, sqlite3_value *val, int argn, vec_arg 
         return -1;
     }
     memcpy(out->v, blob, bytes);
-    for (int i = 0; i < out->dim; i++)
-        if (!isfinite(out->v[i])) {
-            arg_error(ctx, argn, "holds a NaN or infinite value at element %d", i);
-            return -1;
-        }
-    return 0;
+    return checked(ctx, argn, out);
 }
 
 static int json_arg(sqlite3_context *ctx, sqlite3_value *val, int argn, vec_arg *out)
@@ -112,7 +121,7 @@ static int json_arg(sqlite3_context *ctx, sqlite3_value *val, int argn, vec_arg 
     }
     out->dim = (int)dim;
     json_decref(arr);
-    return rc;
+    return rc ? rc : checked(ctx, argn, out);
 }
 
 /* 1: SQL NULL (result NULL); 0: parsed; -1: error reported. */

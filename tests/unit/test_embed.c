@@ -4,7 +4,9 @@
  * embed() that every store handle gets (store/sqlite_vecfn.h).
  *
  * The http embedder is tested against a real local server by
- * tests/cli/embed_http.sh; here only its configuration checks.
+ * tests/cli/embed_http.sh; here its configuration checks and the parser of
+ * its replies, on the cases in tests/cases/embed_reply (every vector that
+ * comes out is finite and of norm 1, or the reply is refused).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,7 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "case_files.h"
 #include "search/embed.h"
+#include "search/embed_internal.h"
 #include "search/vector.h"
 #include "store/migrate.h"
 #include "store/store.h"
@@ -345,6 +349,21 @@ static void check_vector_sql(store *db)
               "argument 3 is 'manhattan'; the metric must be");
     sql_fails(db, "SELECT vector_distance(x'0000c07f', x'00000000')", "NaN or infinite");
     sql_fails(db, "SELECT vector_distance('[1e39]', '[1]')", "float32 range");
+    /* finite values whose distances would overflow float32 */
+    sql_fails(db, "SELECT vector_distance('[1e19, 1e19]', '[1, 1]')",
+              "argument 1 has values so large that distances would overflow");
+    sql_fails(db, "SELECT vector_distance('[1, 1]', x'0000807f00000000')",
+              "argument 2 holds a NaN or infinite value at element 0");
+    /* the largest accepted values and subnormal ones give finite distances */
+    for (int m = 0; m < 3; m++) {
+        char sql[200];
+        snprintf(sql, sizeof sql, "SELECT vector_distance('[9.2e18]', '[-9.2e18]', '%s')",
+                 vec_metric_name((vec_metric)m));
+        assert_true(isfinite(sql_double(db, sql, NULL, NULL, 0)));
+        snprintf(sql, sizeof sql, "SELECT vector_distance('[2e-39, 1e-45]', '[1, 0]', '%s')",
+                 vec_metric_name((vec_metric)m));
+        assert_true(isfinite(sql_double(db, sql, NULL, NULL, 0)));
+    }
 
     /* embed(): a float32 blob of the default embedder's dimension */
     assert_int_equal(sql_run(db,
@@ -418,12 +437,59 @@ static void test_default_embedder(void **state)
     embedder_default_release();
 }
 
+/* One reply case: "inputs", "body", then "vectors" (expected, within 1e-6)
+ * or "error" (a substring of the operator message). */
+static const char *check_reply_case(const json_t *c, char *why, size_t size)
+{
+    const char *body = json_string_value(json_object_get(c, "body"));
+    size_t n = (size_t)json_integer_value(json_object_get(c, "inputs"));
+    const json_t *want = json_object_get(c, "vectors");
+    const char *want_error = json_string_value(json_object_get(c, "error"));
+    if (!body || n == 0 || (!want == !want_error))
+        return "a case needs \"body\", \"inputs\" and one of \"vectors\" or \"error\"";
+    float *v = NULL;
+    int dim = 0;
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    int rc = embed_http_parse_reply(body, strlen(body), n, &v, &dim, &err);
+    const char *failed = NULL;
+    if (want_error) {
+        if (rc == 0)
+            failed = "accepted a reply the case refuses";
+        else if (!strstr(err.message, want_error))
+            snprintf(why, size, "error \"%s\" lacks \"%s\"", err.message, want_error), failed = why;
+    } else if (rc != 0) {
+        snprintf(why, size, "refused: %s", err.message), failed = why;
+    } else if (json_array_size(want) != n ||
+               (size_t)dim != json_array_size(json_array_get(want, 0))) {
+        snprintf(why, size, "got %zu vectors of %d", n, dim), failed = why;
+    } else {
+        for (size_t i = 0; i < n && !failed; i++)
+            for (int j = 0; j < dim && !failed; j++) {
+                float got = v[i * (size_t)dim + (size_t)j];
+                double x = json_number_value(json_array_get(json_array_get(want, i), (size_t)j));
+                if (!isfinite(got) || fabs(got - x) > 1e-6)
+                    snprintf(why, size, "vector %zu element %d is %g, want %g", i, j, got, x),
+                        failed = why;
+            }
+    }
+    free(v);
+    return failed;
+}
+
+static void test_http_reply_cases(void **state)
+{
+    (void)state;
+    case_files_check("embed_reply", 0, check_reply_case, 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtin_deterministic), cmocka_unit_test(test_builtin_similarity),
         cmocka_unit_test(test_config_errors),         cmocka_unit_test(test_open_from_settings),
         cmocka_unit_test(test_sql_functions),         cmocka_unit_test(test_default_embedder),
+        cmocka_unit_test(test_http_reply_cases),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     embedder_default_release();

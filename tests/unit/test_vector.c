@@ -328,6 +328,66 @@ static void test_edges_and_errors(void **state)
     assert_string_equal(vec_metric_name(VEC_EUCLIDEAN), "euclidean");
 }
 
+/* Issue 18: every vector that normalises, quantises or enters a distance
+ * comes out finite, or is refused with the reason. */
+static void test_finite_by_construction(void **state)
+{
+    (void)state;
+    int at = 7;
+    float sub[1] = {2e-39f}; /* the fuzz reproducer's value */
+    assert_int_equal(vec_normalize(sub, 1, &at), VEC_OK);
+    assert_true(sub[0] == 1.0f);
+    /* subnormal (exact multiples of 2^-140): 1/norm overflows float32 */
+    float tiny[2] = {ldexpf(3, -140), -ldexpf(4, -140)};
+    assert_int_equal(vec_normalize(tiny, 2, NULL), VEC_OK);
+    assert_true(fabsf(tiny[0] - 0.6f) < 1e-6f && fabsf(tiny[1] + 0.8f) < 1e-6f);
+    float huge[2] = {3e38f, 3e38f}; /* the squared norm overflows float32 */
+    assert_int_equal(vec_normalize(huge, 2, NULL), VEC_OK);
+    assert_true(fabsf(huge[0] - 0.70710678f) < 1e-6f);
+    float zero[3] = {0, 0, 0};
+    assert_int_equal(vec_normalize(zero, 3, &at), VEC_ZERO);
+    assert_int_equal(at, -1);
+    assert_true(zero[0] == 0 && zero[2] == 0);
+    float nan[3] = {1, 2, NAN};
+    assert_int_equal(vec_normalize(nan, 3, &at), VEC_NOT_FINITE);
+    assert_int_equal(at, 2);
+    assert_true(nan[0] == 1); /* unchanged */
+    float inf[2] = {-INFINITY, 0};
+    assert_int_equal(vec_check(inf, 2, &at), VEC_NOT_FINITE);
+    assert_int_equal(at, 0);
+    float big[3] = {1e19f, 1e19f, 1e19f}; /* finite, but |v|^2 = 3e38 */
+    assert_int_equal(vec_check(big, 3, &at), VEC_TOO_LARGE);
+    assert_int_equal(at, -1);
+    assert_non_null(strstr(vec_fault_text(VEC_TOO_LARGE), "overflow"));
+
+    /* The extremes vec_check accepts give finite distances in every
+     * metric, exact and int8: the largest norm, opposite signs, and
+     * subnormal rows (their int8 reciprocal is taken in double). */
+    vec_index *ix = vec_index_new(2);
+    float lim[2] = {9.2e18f, 0}, neg[2] = {-9.2e18f, 0}, subrow[2] = {2e-39f, -1e-45f};
+    assert_int_equal(vec_check(lim, 2, NULL), VEC_OK);
+    assert_int_equal(vec_index_add(ix, 1, lim), 0);
+    assert_int_equal(vec_index_add(ix, 2, neg), 0);
+    assert_int_equal(vec_index_add(ix, 3, subrow), 0);
+    assert_int_equal(vec_index_add(ix, 4, big), DBMCP_EINVAL);
+    assert_int_equal(vec_index_quantize(ix), 0);
+    const float *queries[] = {lim, neg, subrow};
+    for (int m = 0; m < 3; m++)
+        for (int qi = 0; qi < 3; qi++)
+            for (int int8 = 0; int8 < 2; int8++) {
+                vec_hit out[3];
+                vec_query q = {queries[qi], 3, (vec_metric)m, int8, 0, NULL, NULL};
+                assert_int_equal(vec_index_search(ix, &q, out), 3);
+                for (int i = 0; i < 3; i++)
+                    assert_true(isfinite(out[i].distance));
+                assert_true(isfinite(vec_distance(queries[qi], neg, 2, (vec_metric)m)));
+            }
+    vec_query refused = {big, 1, VEC_DOT, 0, 0, NULL, NULL};
+    vec_hit one[1];
+    assert_int_equal(vec_index_search(ix, &refused, one), DBMCP_EINVAL);
+    vec_index_free(ix);
+}
+
 /* int8 + rescoring finds at least 95% of the exact top 10 on random
  * data, and the distances it returns are exact. */
 static void test_int8_recall(void **state)
@@ -502,6 +562,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_filter),
         cmocka_unit_test(test_ties_by_id),
         cmocka_unit_test(test_edges_and_errors),
+        cmocka_unit_test(test_finite_by_construction),
         cmocka_unit_test(test_int8_recall),
         cmocka_unit_test(test_concurrent_search),
         cmocka_unit_test(test_fuse_ranks),

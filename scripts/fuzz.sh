@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # fuzz.sh — build every fuzz/fuzz_*.c target with libFuzzer, ASan and UBSan
-# and run each in turn.
+# and run each in turn. Two modes:
 #
-#   scripts/fuzz.sh                           # 60 seconds, split between the targets
-#   FUZZ_SECONDS=20 scripts/fuzz.sh           # what `make test` uses
+#   scripts/fuzz.sh --ci        # what `make test` runs: deterministic
+#   scripts/fuzz.sh             # `make fuzz`: random seeds, 60 seconds in all
+#   FUZZ_SECONDS=600 scripts/fuzz.sh          # a longer random run
 #   FUZZ_TARGETS=admission scripts/fuzz.sh    # only some targets (names without fuzz_)
 #   scripts/fuzz.sh build/fuzz/artifacts/admission-crash-<sha1>   # replay one input
+#
+# --ci gives the same verdict on every run of the same commit: each target
+# first replays every committed input of its corpus (every crash ever found
+# is kept there, so a fixed bug stays fixed), then mutates a copy of it for
+# a fixed number of inputs (FUZZ_RUNS) from a fixed seed. No clock decides
+# what runs, so a slow or loaded machine runs the same inputs, only later.
+#
+# The default mode explores: random seeds, a time budget. What it finds is
+# a bug to fix; add its input to the target's corpus with the fix (the
+# script prints the command), and --ci replays it from then on.
 #
 # Targets: fuzz/fuzz_<name>.c, one libFuzzer entry point each. A target's
 # seeds are fuzz/corpus_<name>/ (fuzz/corpus/ for jsonrpc, the first
@@ -21,15 +32,24 @@
 # non-zero after the remaining targets ran. A reproducer names its target,
 # so replaying one needs no other argument.
 #
-# Variables: FUZZ_SECONDS (60, shared equally, at least 1 per target),
-# FUZZ_TARGETS (all), FUZZ_MAX_LEN (16384), FUZZ_TIMEOUT (seconds per
-# input, 10), FUZZ_JOBS (make -j, nproc), CLANG (clang).
+# Variables: FUZZ_SECONDS (default mode: 60, shared equally, at least 1 per
+# target), FUZZ_RUNS (--ci: mutated inputs per target, 4000), FUZZ_SEED
+# (--ci: base seed, 1; target i uses FUZZ_SEED + i), FUZZ_TARGETS (all),
+# FUZZ_MAX_LEN (16384), FUZZ_TIMEOUT (seconds per input, 10), FUZZ_JOBS
+# (make -j, nproc), CLANG (clang).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
+ci=0
+if [ "${1:-}" = --ci ]; then
+  ci=1
+  shift
+fi
 seconds="${FUZZ_SECONDS:-60}"
+runs="${FUZZ_RUNS:-4000}"
+seed_base="${FUZZ_SEED:-1}"
 max_len="${FUZZ_MAX_LEN:-16384}"
 per_input="${FUZZ_TIMEOUT:-10}"
 jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}"
@@ -124,7 +144,9 @@ fi
 share=$((seconds / ${#targets[@]}))
 [ "$share" -ge 1 ] || share=1
 failed=()
+index=0
 for name in "${targets[@]}"; do
+  index=$((index + 1))
   corpus="$work/corpus_$name"
   mkdir "$corpus"
   seeds="$(corpus_of "$name")"
@@ -133,18 +155,27 @@ for name in "${targets[@]}"; do
   fi
   dict=()
   [ -f "fuzz/$name.dict" ] && dict=(-dict="fuzz/$name.dict")
-  echo "fuzz: $name: running for ${share}s on a copy of ${seeds:-no seeds} ($(ls "$corpus" | wc -l) seeds)" >&2
+  common=(-timeout="$per_input" -max_len="$max_len" -rss_limit_mb=4096 "${dict[@]}"
+    -artifact_prefix="$build/artifacts/$name-" -print_final_stats=1)
   set +e
-  "$build/fuzz_$name" \
-    -max_total_time="$share" \
-    -timeout="$per_input" \
-    -max_len="$max_len" \
-    -rss_limit_mb=4096 \
-    "${dict[@]}" \
-    -artifact_prefix="$build/artifacts/$name-" \
-    -print_final_stats=1 \
-    "$corpus" 2>&1 | tee "$work/log_$name" >&2
-  status=${PIPESTATUS[0]}
+  if [ "$ci" = 1 ]; then
+    # Replay: -runs=0 executes every input of the corpus once, then stops.
+    echo "fuzz: $name: replaying ${seeds:-no seeds} ($(ls "$corpus" | wc -l) inputs)" >&2
+    "$build/fuzz_$name" -runs=0 "${common[@]}" "$corpus" >"$work/log_$name" 2>&1
+    status=$?
+    if [ "$status" -eq 0 ]; then
+      echo "fuzz: $name: $runs mutations from seed $((seed_base + index))" >&2
+      "$build/fuzz_$name" -seed=$((seed_base + index)) -runs="$runs" "${common[@]}" \
+        "$corpus" >>"$work/log_$name" 2>&1
+      status=$?
+    fi
+    [ "$status" -eq 0 ] || cat "$work/log_$name" >&2
+  else
+    echo "fuzz: $name: running for ${share}s on a copy of ${seeds:-no seeds} ($(ls "$corpus" | wc -l) seeds)" >&2
+    "$build/fuzz_$name" -max_total_time="$share" "${common[@]}" "$corpus" 2>&1 |
+      tee "$work/log_$name" >&2
+    status=${PIPESTATUS[0]}
+  fi
   set -e
   if [ "$status" -ne 0 ]; then
     echo "fuzz: $name: FAILED (exit status $status)" >&2
@@ -152,8 +183,11 @@ for name in "${targets[@]}"; do
       echo "--- reproducer $f ($(wc -c <"$f") bytes):" >&2
       head -c 1000 "$f" | od -An -c | head -n 16 >&2
       echo "replay: scripts/fuzz.sh $f" >&2
+      echo "keep it with the fix: cp $f ${seeds:-fuzz/corpus_$name}/" >&2
     done
     failed+=("$name")
+  elif [ "$ci" = 1 ]; then
+    echo "fuzz: $name: no crash ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/log_$name" | awk '{s += $2} END {print s + 0}') inputs)" >&2
   else
     echo "fuzz: $name: no crash in ${share}s" >&2
   fi
@@ -163,4 +197,8 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: FAILED: ${failed[*]}" >&2
   exit 1
 fi
-echo "fuzz: no crash in ${#targets[@]} targets (${share}s each)" >&2
+if [ "$ci" = 1 ]; then
+  echo "fuzz: no crash in ${#targets[@]} targets (corpora replayed, $runs fixed-seed mutations each)" >&2
+else
+  echo "fuzz: no crash in ${#targets[@]} targets (${share}s each)" >&2
+fi

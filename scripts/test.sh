@@ -35,7 +35,7 @@ run_stage valgrind scripts/valgrind-stdio.sh
 run_stage protocol scripts/protocol-tests.sh
 run_stage tsan scripts/tsan-protocol.sh
 run_stage conformance scripts/conformance.sh
-run_stage fuzz env FUZZ_SECONDS="${FUZZ_SECONDS:-20}" scripts/fuzz.sh
+run_stage fuzz scripts/fuzz.sh --ci
 
 echo
 echo "stages passed: ${stages[*]:-none}"

@@ -242,6 +242,11 @@ static int run_handler(dispatch_state *d, tool_env *env, tool_handler_fn fn, jso
         if (!qdb)
             return err->code;
         env->query_db = qdb;
+        /* Whatever the SQL calls, the engine memory it may hold is bounded
+         * (this thread steps every statement of the handler). */
+        store_set_memory_budget(
+            qdb, tools_query_memory_bytes(
+                     env->setting_long(env, "query.max_memory_bytes", TOOLS_QUERY_MEMORY_DEFAULT)));
         store_set_cancel_flag(qdb, env->cancelled);
         if (d->ctx && d->ctx->on_slow)
             store_set_slow_hook(qdb, MCP_SLOW_MS, d->ctx->on_slow, d->ctx->slow_arg);
@@ -264,6 +269,7 @@ static int run_handler(dispatch_state *d, tool_env *env, tool_handler_fn fn, jso
         store_set_cancel_flag(qdb, NULL);
         store_set_slow_hook(qdb, 0, NULL, NULL);
         store_set_time_limit(qdb, 0);
+        store_set_memory_budget(qdb, 0);
         store_pool_release(d->srv->query, qdb);
     }
     return rc;

@@ -260,6 +260,9 @@ static int read_sql_template(mcp_server *srv, const reg_template *t, const json_
         store_set_time_limit(db, tools_report_timeout_ms(mcp_server_setting_long(
                                      srv, "report.timeout_ms", TOOLS_REPORT_TIMEOUT_DEFAULT_MS)));
         store_set_cancel_flag(db, cancelled);
+        store_set_memory_budget(
+            db, tools_query_memory_bytes(mcp_server_setting_long(srv, "query.max_memory_bytes",
+                                                                 TOOLS_QUERY_MEMORY_DEFAULT)));
         const char *k;
         json_t *v;
         json_object_foreach ((json_t *)vars, k, v) {
@@ -278,6 +281,7 @@ static int read_sql_template(mcp_server *srv, const reg_template *t, const json_
         store_finalize(st);
         store_set_cancel_flag(db, NULL);
         store_set_time_limit(db, 0);
+        store_set_memory_budget(db, 0);
     }
     store_pool_release(srv->query, db);
     return rc;

@@ -20,6 +20,7 @@ static const migration sqlite_migrations[] = {
     {3, "0003_thesaurus", asset_sqlite_0003_thesaurus_start},
     {4, "0004_memory", asset_sqlite_0004_memory_start},
     {5, "0005_orchestrator", asset_sqlite_0005_orchestrator_start},
+    {6, "0006_query_budget", asset_sqlite_0006_query_budget_start},
 };
 
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))

@@ -9,7 +9,9 @@
 #include "store/store.h"
 #include "store/sqlite_fts.h"
 #include "store/sqlite_guard.h"
+#include "store/sqlite_memory.h"
 #include "store/sqlite_vecfn.h"
+#include "store/sqlite_watchdog.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -31,6 +33,8 @@ struct store {
     double slow_at_ms;   /* monotonic time at which slow_fn is called; 0 = none */
     void (*slow_fn)(void *arg);
     void *slow_arg;
+    sqlite_watch watch;   /* armed while a deadline or a cancel flag is set */
+    size_t memory_budget; /* bytes a statement may hold (store_set_memory_budget); 0 = none */
 };
 
 struct store_stmt {
@@ -128,16 +132,20 @@ static int query_authorizer(void *ctx, int action, const char *a, const char *b,
 
 static double monotonic_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+    return sqlite_watchdog_now_ms();
 }
 
-/* Called every few thousand VM steps: interrupt past the deadline. */
+/* Called every few thousand VM steps: interrupt past the deadline. The
+ * watchdog thread interrupts inside long steps; this catches an interrupt
+ * that SQLite cleared because it fell between two statements. */
 static int deadline_check(void *ctx)
 {
     store *db = ctx;
     if (db->cancel && *db->cancel)
+        return 1;
+    if (atomic_load(&db->watch.fired) == 1)
+        db->timed_out = 1;
+    if (atomic_load(&db->watch.fired))
         return 1;
     if (db->deadline_ms <= 0 && !db->slow_fn)
         return 0;
@@ -163,6 +171,10 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
         return dbmcp_error_set(err, DBMCP_EINVAL,
                                "PostgreSQL support is not built into this version; use a SQLite "
                                "file path");
+    /* Before SQLite initialises: the allocator that counts per thread
+     * (memory budgets of agent SQL). When the host initialised SQLite
+     * first, budgets are off and store_memory_budget_enforced says so. */
+    sqlite_memory_install();
     store *db = calloc(1, sizeof *db);
     if (!db)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
@@ -194,7 +206,11 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
         return rc;
     }
     const char *setup = (flags & STORE_READONLY)
-                            ? "PRAGMA query_only = ON; PRAGMA foreign_keys = ON;"
+                            /* temp_store = MEMORY: sorts and DISTINCT sets that outgrow
+                             * the page cache stay in memory, where the memory budget
+                             * bounds them, instead of growing temporary files. */
+                            ? "PRAGMA query_only = ON; PRAGMA foreign_keys = ON; "
+                              "PRAGMA temp_store = MEMORY;"
                             : "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
                               "PRAGMA foreign_keys = ON;";
     rc = store_exec(db, setup, err);
@@ -232,6 +248,7 @@ void store_close(store *db)
 {
     if (!db)
         return;
+    sqlite_watchdog_disarm(&db->watch);
     free_functions(db);
     sqlite3_close_v2(db->db);
     free(db);
@@ -336,19 +353,37 @@ void store_reset(store_stmt *st)
     st->last_param = 0;
 }
 
+static int timeout_error(dbmcp_error *err)
+{
+    return dbmcp_error_set_private(err, DBMCP_ETIMEOUT, "the query took too long",
+                                   "step: time limit exceeded");
+}
+
 int store_step(store_stmt *st, dbmcp_error *err)
 {
+    store *db = st->owner;
+    /* The watchdog fired between statements: SQLite clears such an
+     * interrupt when the next statement starts, so it is honoured here. */
+    int fired = atomic_load(&db->watch.fired);
+    if (fired == 1 || (fired && !(db->cancel && *db->cancel)))
+        return timeout_error(err);
+    if (fired)
+        return dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled by the client");
     int rc = sqlite3_step(st->st);
     if (rc == SQLITE_ROW)
         return STORE_ROW;
     if (rc == SQLITE_DONE)
         return STORE_DONE;
-    if ((rc & 0xff) == SQLITE_INTERRUPT && st->owner->timed_out)
-        return dbmcp_error_set_private(err, DBMCP_ETIMEOUT, "the query took too long",
-                                       "step: time limit exceeded");
-    if ((rc & 0xff) == SQLITE_INTERRUPT && st->owner->cancel && *st->owner->cancel)
+    if ((rc & 0xff) == SQLITE_INTERRUPT && (db->timed_out || atomic_load(&db->watch.fired) == 1))
+        return timeout_error(err);
+    if ((rc & 0xff) == SQLITE_INTERRUPT && db->cancel && *db->cancel)
         return dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled by the client");
-    return fail(st->owner, rc, err, "step");
+    if ((rc & 0xff) == SQLITE_NOMEM && db->memory_budget && sqlite_memory_budget_hit())
+        return dbmcp_error_set_private(
+            err, DBMCP_ETOOBIG, "the query needed more memory than its budget",
+            "step: the statement needed more than its memory budget of %zu bytes",
+            db->memory_budget);
+    return fail(db, rc, err, "step");
 }
 
 /* Callers bind mostly in the order the parameters appear, so the one
@@ -547,9 +582,23 @@ int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err)
     return 0;
 }
 
+/* Arm the watchdog while a deadline or a cancel flag is set; re-arming
+ * picks up a new deadline. */
+static void watch_update(store *db)
+{
+    sqlite_watchdog_disarm(&db->watch);
+    db->watch.db = db->db;
+    db->watch.deadline_ms = db->deadline_ms;
+    db->watch.cancel = db->cancel;
+    atomic_store(&db->watch.fired, 0);
+    if (db->deadline_ms > 0 || db->cancel)
+        sqlite_watchdog_arm(&db->watch); /* on failure the progress handler still checks */
+}
+
 void store_set_cancel_flag(store *db, atomic_int *flag)
 {
     db->cancel = flag;
+    watch_update(db);
 }
 
 void store_set_slow_hook(store *db, int after_ms, void (*fn)(void *arg), void *arg)
@@ -563,6 +612,21 @@ void store_set_time_limit(store *db, int ms)
 {
     db->timed_out = 0;
     db->deadline_ms = ms > 0 ? monotonic_ms() + ms : 0;
+    watch_update(db);
+}
+
+void store_set_memory_budget(store *db, size_t bytes)
+{
+    if (bytes)
+        sqlite_memory_budget_begin(bytes);
+    else if (db->memory_budget)
+        sqlite_memory_budget_end();
+    db->memory_budget = bytes;
+}
+
+int store_memory_budget_enforced(void)
+{
+    return sqlite_memory_enforced();
 }
 
 int store_verify_readonly(store *db, dbmcp_error *err)

@@ -139,12 +139,24 @@ void store_pool_release(store_pool *pool, store *db);
  * NULL allows any. Applies to statements prepared afterwards. */
 int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err);
 /* Interrupt statements running longer than ms from now (0 = no limit);
- * store_step then fails with DBMCP_ETIMEOUT. Call before each statement. */
+ * store_step then fails with DBMCP_ETIMEOUT. Call before each statement.
+ * A watchdog thread interrupts at the deadline even inside one long
+ * function call: the statement stops when that call returns. */
 void store_set_time_limit(store *db, int ms);
 /* Interrupt running statements as soon as *flag becomes nonzero (a client
- * cancelled or went away); NULL stops watching. store_step then fails with
- * DBMCP_ETIMEOUT "cancelled by the client". */
+ * cancelled or went away; looked at every 50 ms); NULL stops watching.
+ * store_step then fails with DBMCP_ETIMEOUT "cancelled by the client". */
 void store_set_cancel_flag(store *db, atomic_int *flag);
+/* Fail a statement on this handle that needs more than `bytes` of the
+ * engine's memory at once, with DBMCP_ETOOBIG (0 = no budget, the
+ * default). What counts is everything the engine allocates for the
+ * statements stepped by the calling thread until the budget is removed
+ * (SQLite: a counting allocator; its own heap limits are process-wide).
+ * Set and remove it on the thread that steps the statements. */
+void store_set_memory_budget(store *db, size_t bytes);
+/* Nonzero when memory budgets are enforced in this process (SQLite: off
+ * when the host program initialised SQLite before the first store_open). */
+int store_memory_budget_enforced(void);
 /* Call fn(arg) once, from the thread stepping a statement, when statements
  * on this handle have run for after_ms from now (checked every few thousand
  * VM steps); NULL fn removes the hook. The statement goes on running: a

@@ -4,12 +4,18 @@
  * (the stages are described in execute_query.h).
  *
  * What bounds one statement:
- *   - time: query.timeout_ms, checked by the progress handler every few
- *     thousand virtual-machine steps;
- *   - size of any value built or read (query.max_value_bytes, SQLite's
- *     SQLITE_LIMIT_LENGTH): string doubling, zeroblob, randomblob, replace
- *     and group_concat blow-ups fail with "too big"; a stored value larger
- *     than that cannot be read (length() and typeof() still work);
+ *   - time: query.timeout_ms, enforced by the store's watchdog thread,
+ *     which interrupts the statement at the deadline even inside a long
+ *     function call (it stops when that call returns);
+ *   - memory: query.max_memory_bytes (64 MiB), everything the engine
+ *     holds for the call's statements (set by dispatch for every handler
+ *     on the query connection, store_set_memory_budget);
+ *   - size of any value built or read (query.max_value_bytes, 1 MiB,
+ *     SQLite's SQLITE_LIMIT_LENGTH): string doubling, zeroblob,
+ *     randomblob, hex, replace and group_concat blow-ups fail with "too
+ *     big", so no single function call works on more than that; a stored
+ *     value larger than that cannot be read (length() and typeof() still
+ *     work);
  *   - LIKE/GLOB pattern length (query.max_like_pattern), expression depth
  *     (EXECUTE_QUERY_EXPR_DEPTH), UNION/EXCEPT/INTERSECT terms
  *     (EXECUTE_QUERY_COMPOUND), statement length (4 bytes per admitted
@@ -18,16 +24,14 @@
  *     and FTS5 binds its own internal statements on the same connection;
  *   - rows fetched: max_rows + 1, whatever the statement would produce.
  * What does not, and why it is still bounded:
- *   - total heap per statement: SQLite's heap limit is process-wide, not
- *     per connection; sorts and DISTINCT sets spill to temporary files
- *     after the page cache (about 2 MB) fills, and grow only as long as the
- *     time limit lets them;
- *   - one function call: the time limit is checked between steps, not
- *     inside a call. The known quadratic built-ins (instr, replace, trim)
- *     are replaced by linear ones on query handles; printf/format and
- *     json_patch are left off the default allowlist; LIKE/GLOB cost about
- *     value bytes x pattern length (with the defaults, 16 MiB x 100: about
- *     3 s past the limit in the worst case).
+ *   - temporary files: sorts and DISTINCT sets spill to them after the
+ *     page cache fills, and grow only as long as the time limit lets them;
+ *   - one function call runs to its end before the interrupt takes
+ *     effect. With values of at most 1 MiB each call is short: the known
+ *     quadratic built-ins (instr, replace, trim) are replaced by linear
+ *     ones on query handles; printf/format, json_patch and embed are left
+ *     off the default allowlist; LIKE/GLOB cost about value bytes x
+ *     pattern length (1 MiB x 100).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -44,7 +48,7 @@
 #define EXECUTE_QUERY_TIMEOUT_MS 10000
 #define EXECUTE_QUERY_CELL_MAX 500
 #define EXECUTE_QUERY_BYTE_CAP 262144
-#define EXECUTE_QUERY_VALUE_BYTES (16 * 1024 * 1024)
+#define EXECUTE_QUERY_VALUE_BYTES (1024 * 1024)
 #define EXECUTE_QUERY_LIKE_PATTERN 100
 /* Upper bounds for the settings above (a larger value is lowered). */
 #define EXECUTE_QUERY_MAX_CHARS_CEILING 1000000
@@ -112,6 +116,11 @@ static int safe_failure(int rc, const execute_query_settings *s, dbmcp_error *er
     if (rc == DBMCP_ENOMEM)
         return dbmcp_error_set_private(err, rc, "The server ran out of memory for this query", "%s",
                                        detail);
+    if (rc == DBMCP_ETOOBIG && strstr(err->message, "memory budget"))
+        return dbmcp_error_set_private(err, rc,
+                                       "The query needed more memory than this server allows for "
+                                       "one call. Filter or aggregate in SQL so it holds less",
+                                       "%s", detail);
     return dbmcp_error_set_private(err, rc, EXECUTE_QUERY_FAILED, "%s", detail);
 }
 

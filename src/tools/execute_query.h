@@ -52,7 +52,7 @@ typedef struct execute_query_settings {
     int timeout_ms;         /* query.timeout_ms: time limit of the statement (10000) */
     size_t cell_max;        /* query.cell_max: characters per cell (500) */
     size_t byte_cap;        /* query.byte_cap: bytes of the table (262144) */
-    int max_value_bytes;    /* query.max_value_bytes: longest value built (16 MiB) */
+    int max_value_bytes;    /* query.max_value_bytes: longest value built (1 MiB) */
     int max_like_pattern;   /* query.max_like_pattern: longest LIKE/GLOB pattern (100) */
     int functions_too_long; /* query.functions did not fit: refuse to run */
     char functions[EXECUTE_QUERY_FUNCTIONS_MAX]; /* query.functions or the default list */

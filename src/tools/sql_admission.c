@@ -49,8 +49,10 @@ const char sql_admission_default_functions[] =
     "json_each,json_tree,->,->>,"
     /* full-text search on the user's own FTS tables */
     "match,bm25,highlight,snippet,"
-    /* vectors (store/sqlite_vecfn.h) */
-    "vector_distance,embed";
+    /* vectors (store/sqlite_vecfn.h). Not embed(): one call runs the
+     * embedder (tokenising its input, or an HTTP request), far more work
+     * per row than any other function here; an operator may add it. */
+    "vector_distance";
 
 /* Never callable, whatever query.functions says: they reach files or
  * engine state. */

@@ -83,6 +83,12 @@ int tools_report_timeout_ms(long setting)
                                                  : (int)setting;
 }
 
+size_t tools_query_memory_bytes(long setting)
+{
+    const long lo = 1L << 20, hi = 4L << 30;
+    return (size_t)(setting < lo ? lo : setting > hi ? hi : setting);
+}
+
 static long setting_clamped(tool_env *env, const char *key, long def, long lo, long hi)
 {
     long v = env->setting_long ? env->setting_long(env, key, def) : def;

@@ -99,6 +99,12 @@ void tool_output_free(tool_output *out);
 #define TOOLS_REPORT_TIMEOUT_DEFAULT_MS 30000
 int tools_report_timeout_ms(long setting);
 
+/* The memory budget of one call's SQL on the query connection (agent SQL,
+ * report tools, sql resource templates) from query.max_memory_bytes
+ * (default 64 MiB): clamped to 1 MiB .. 4 GiB. */
+#define TOOLS_QUERY_MEMORY_DEFAULT (64L * 1024 * 1024)
+size_t tools_query_memory_bytes(long setting);
+
 /* Builtin handlers by name (NULL when unknown). */
 tool_handler_fn tools_builtin_find(const char *name);
 /* Nonzero for builtins that never block (pure computation on arguments). */

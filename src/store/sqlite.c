@@ -7,11 +7,13 @@
  * writes whatever SQL text arrives. Busy waits use sqlite3_busy_timeout.
  */
 #include "store/store.h"
+#include "store/sqlite_driver.h"
 #include "store/sqlite_fts.h"
 #include "store/sqlite_guard.h"
 #include "store/sqlite_vecfn.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -31,6 +33,8 @@ struct store {
     double slow_at_ms;   /* monotonic time at which slow_fn is called; 0 = none */
     void (*slow_fn)(void *arg);
     void *slow_arg;
+    char *refusal;       /* store_guard_explain's buffer while it runs, else NULL; not owned */
+    size_t refusal_size; /* bytes of refusal */
 };
 
 struct store_stmt {
@@ -63,11 +67,7 @@ static int fail(store *db, int rc, dbmcp_error *err, const char *what)
                                    "%s: %s", what, msg);
 }
 
-/* The query connection's authorizer: the engine itself refuses what the
- * agent-facing side must never do, whatever SQL text arrives. Reads of
- * dbmcp's own tables (dbmcp_*, catalog, keys, audit), writes, schema
- * changes, ATTACH/DETACH, PRAGMA and transaction control are denied.
- * (The guarded-query work extends this with a function allowlist.) */
+/* Whether the function allowlist (store_set_function_allowlist) lets name run. */
 static int function_allowed(const store *db, const char *name)
 {
     if (!db->functions_on || !name)
@@ -78,11 +78,14 @@ static int function_allowed(const store *db, const char *name)
     return 0;
 }
 
-static int query_authorizer(void *ctx, int action, const char *a, const char *b, const char *dbn,
-                            const char *trigger)
+/* The query connection's authorizer: the engine itself refuses what the
+ * agent-facing side must never do, whatever SQL text arrives. Reads of
+ * dbmcp's own tables (dbmcp_*, catalog, keys, audit), writes, schema
+ * changes, ATTACH/DETACH, PRAGMA, transaction control and functions off
+ * the allowlist are denied. Returns SQLITE_OK or SQLITE_DENY. */
+static int guard_verdict(const store *db, int action, const char *a, const char *b,
+                         const char *trigger)
 {
-    store *db = ctx;
-    (void)dbn, (void)trigger;
     switch (action) {
     case SQLITE_SELECT:
     case SQLITE_RECURSIVE: return SQLITE_OK;
@@ -124,6 +127,43 @@ static int query_authorizer(void *ctx, int action, const char *a, const char *b,
                    : SQLITE_DENY;
     default: return SQLITE_DENY;
     }
+}
+
+/* The phrase store_guard_explain gives for a denied action. */
+static void describe_refusal(char *out, size_t size, int action, const char *a, const char *b)
+{
+    switch (action) {
+    case SQLITE_FUNCTION:
+        snprintf(out, size, "it calls the function %s, which is not allowed", b ? b : "?");
+        break;
+    case SQLITE_READ: snprintf(out, size, "it reads the internal table %s", a ? a : "?"); break;
+    case SQLITE_INSERT:
+    case SQLITE_UPDATE:
+    case SQLITE_DELETE:
+        if (a && strncmp(a, "sqlite_", 7) == 0)
+            snprintf(out, size, "it changes the database schema");
+        else
+            snprintf(out, size, "it writes to the database (table %s)", a ? a : "?");
+        break;
+    case SQLITE_PRAGMA: snprintf(out, size, "it uses PRAGMA %s", a ? a : ""); break;
+    case SQLITE_ATTACH:
+    case SQLITE_DETACH: snprintf(out, size, "it attaches or detaches a database"); break;
+    case SQLITE_TRANSACTION:
+    case SQLITE_SAVEPOINT: snprintf(out, size, "it controls transactions"); break;
+    default: snprintf(out, size, "it changes the database schema or state");
+    }
+}
+
+static int query_authorizer(void *ctx, int action, const char *a, const char *b, const char *dbn,
+                            const char *trigger)
+{
+    store *db = ctx;
+    (void)dbn;
+    int verdict = guard_verdict(db, action, a, b, trigger);
+    /* Only the first denial names the reason: later ones may follow from it. */
+    if (verdict == SQLITE_DENY && db->refusal && !db->refusal[0])
+        describe_refusal(db->refusal, db->refusal_size, action, a, b);
+    return verdict;
 }
 
 static double monotonic_ms(void)
@@ -579,7 +619,37 @@ int store_verify_readonly(store *db, dbmcp_error *err)
     return 0;
 }
 
-void *store_native_handle(store *db)
+int store_guard_explain(store *db, const char *sql, char *reason, size_t size)
+{
+    if (!reason || size == 0)
+        return 0;
+    reason[0] = '\0';
+    if (!(db->flags & STORE_READONLY))
+        return 0;
+    db->refusal = reason;
+    db->refusal_size = size;
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v3(db->db, sql, -1, 0, &st, NULL);
+    sqlite3_finalize(st);
+    db->refusal = NULL;
+    db->refusal_size = 0;
+    return reason[0] != '\0';
+}
+
+int store_stmt_is_readonly(store_stmt *st, int *readonly, dbmcp_error *err)
+{
+    (void)err;
+    *readonly = sqlite3_stmt_readonly(st->st) != 0;
+    return 0;
+}
+
+const char *store_identity(store *db)
+{
+    const char *name = sqlite3_db_filename(db->db, "main");
+    return name ? name : "";
+}
+
+sqlite3 *sqlite_store_handle(store *db)
 {
     return db->db;
 }

@@ -58,6 +58,12 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err);
 void store_close(store *db);
 /* "sqlite" or "postgres". */
 const char *store_dialect(const store *db);
+/* A name of the database db is connected to, equal for every handle on the
+ * same database and stable while db is open, for cache keys (SQLite: the
+ * file's absolute path, "" for an in-memory or temporary database;
+ * PostgreSQL: host, port and database name, never credentials). Owned by
+ * db, valid until store_close. */
+const char *store_identity(store *db);
 /* Nonzero when the handle was opened with STORE_READONLY. */
 int store_is_readonly(const store *db);
 /* Run one or more statements without parameters (DDL, migrations). */
@@ -81,6 +87,11 @@ void store_finalize(store_stmt *st);
 void store_reset(store_stmt *st);
 /* Execute one step: STORE_ROW, STORE_DONE or a negative code with err filled. */
 int store_step(store_stmt *st, dbmcp_error *err);
+/* Set *readonly to 1 when running st cannot change the database's data or
+ * schema (a SELECT, WITH … SELECT, EXPLAIN), 0 otherwise. Decided by the
+ * engine, not from the text. 0, or a negative code with err filled when
+ * the engine cannot tell. */
+int store_stmt_is_readonly(store_stmt *st, int *readonly, dbmcp_error *err);
 
 /* Bind by name (":name", the colon included). A name the statement does not
  * use is ignored and returns DBMCP_ENOTFOUND so callers can detect it. */
@@ -159,6 +170,13 @@ int store_verify_readonly(store *db, dbmcp_error *err);
  * until store_trusted_end. Never held across agent SQL. */
 void store_trusted_begin(store *db);
 void store_trusted_end(store *db);
+/* Why the guard of read-only handle db refuses sql, for the operator: the
+ * first action it denies as a phrase ("it writes to the database (table
+ * t)", "it reads the internal table dbmcp_api_keys", "it uses PRAGMA x",
+ * "it controls transactions", …) into reason (size bytes, NUL-terminated).
+ * Returns 1 when the guard refuses sql and reason names why; 0 when it does
+ * not (or db is not read-only), reason then "". Runs nothing. */
+int store_guard_explain(store *db, const char *sql, char *reason, size_t size);
 
 /* --- resource limits of agent SQL (execute_query) ------------------------ */
 
@@ -184,9 +202,5 @@ typedef struct store_query_limits {
  * caller can restore them with a second call. */
 void store_set_query_limits(store *db, const store_query_limits *limits,
                             store_query_limits *previous);
-
-/* Raw engine handle for backend-specific extensions (SQLite: sqlite3 *).
- * Only store/ and the guarded query layer may use it. */
-void *store_native_handle(store *db);
 
 #endif

@@ -64,6 +64,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "store/migrate.h"
+#include "store/sqlite_driver.h"
 #include "store/store.h"
 #include "tools/execute_query.h"
 #include "tools/sql_admission.h"
@@ -433,7 +434,7 @@ static void check_harmless(case_ctx *cc)
         case_fail(cc, "the database file changed");
     if (file_exists(journal))
         case_fail(cc, "a rollback journal exists: something wrote");
-    sqlite3 *h = store_native_handle(the_suite->query);
+    sqlite3 *h = sqlite_store_handle(the_suite->query);
     if (sqlite3_db_name(h, 2) != NULL)
         case_fail(cc, "a database is still attached: %s", sqlite3_db_name(h, 2));
     if (!sqlite3_get_autocommit(h))
@@ -560,7 +561,7 @@ static int suite_setup(void **state)
         free(s);
         return -1;
     }
-    sqlite3 *h = store_native_handle(s->query);
+    sqlite3 *h = sqlite_store_handle(s->query);
     s->base_limits[0] = sqlite3_limit(h, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
     s->base_limits[1] = sqlite3_limit(h, SQLITE_LIMIT_ATTACHED, -1);
     s->base_limits[2] = sqlite3_limit(h, SQLITE_LIMIT_LENGTH, -1);
@@ -599,7 +600,7 @@ static int capture_statement(unsigned type, void *ctx, void *p, void *x)
 static void test_comment_tag(void **state)
 {
     (void)state;
-    sqlite3 *h = store_native_handle(the_suite->query);
+    sqlite3 *h = sqlite_store_handle(the_suite->query);
     sqlite3_trace_v2(h, SQLITE_TRACE_STMT, capture_statement, NULL);
     tool_handler_fn fn = tools_builtin_find("execute_query");
     tool_env env;

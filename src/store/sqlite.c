@@ -19,6 +19,12 @@
 #include <strings.h>
 #include <time.h>
 
+/* sqlite3_limit categories a query budget sets (store_set_query_budget):
+ * the first BUDGET_FIELDS from the fields of store_query_budget, the rest
+ * fixed bounds of agent SQL. */
+#define BUDGET_LIMITS 6
+#define BUDGET_FIELDS 3
+
 struct store {
     sqlite3 *db;      /* owned */
     int flags;        /* STORE_* given to store_open */
@@ -35,6 +41,8 @@ struct store {
     void *slow_arg;
     char *refusal;       /* store_guard_explain's buffer while it runs, else NULL; not owned */
     size_t refusal_size; /* bytes of refusal */
+    int budget_on;       /* a query budget is in force (store_set_query_budget) */
+    int opened_limits[BUDGET_LIMITS]; /* the budget's limits before it, restored without one */
 };
 
 struct store_stmt {
@@ -654,34 +662,45 @@ sqlite3 *sqlite_store_handle(store *db)
     return db->db;
 }
 
-/* --- resource limits of agent SQL -------------------------------------------------- */
+/* --- resource budget of agent SQL ------------------------------------------------ */
 
-/* Each store_query_limits field and the sqlite3_limit category it sets. */
-static int *query_limit_field(store_query_limits *l, int i, int *category)
-{
-    static const int categories[] = {
-        SQLITE_LIMIT_LENGTH,       SQLITE_LIMIT_SQL_LENGTH,      SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
-        SQLITE_LIMIT_EXPR_DEPTH,   SQLITE_LIMIT_COMPOUND_SELECT, SQLITE_LIMIT_COLUMN,
-        SQLITE_LIMIT_FUNCTION_ARG, SQLITE_LIMIT_ATTACHED,        SQLITE_LIMIT_VARIABLE_NUMBER};
-    int *fields[] = {&l->value_bytes,   &l->sql_bytes,       &l->like_pattern,
-                     &l->expr_depth,    &l->compound_select, &l->columns,
-                     &l->function_args, &l->attached,        &l->variables};
-    if (i < 0 || i >= (int)(sizeof categories / sizeof categories[0]))
-        return NULL;
-    *category = categories[i];
-    return fields[i];
-}
+/* The budget maps onto sqlite3_limit, which bounds a connection rather
+ * than one statement: hence the handle keeps its limits as opened and
+ * store_set_query_budget(NULL) puts them back. Not bounded per connection
+ * in SQLite: the total heap of a statement (the heap limit is
+ * process-wide), the temporary files of large sorts and DISTINCT sets
+ * (bounded by the time limit only) and the page cache (cache_size, about
+ * 2 MB by default). */
 
-void store_set_query_limits(store *db, const store_query_limits *limits,
-                            store_query_limits *previous)
+/* Fixed bounds of agent SQL under a budget. */
+#define GUARD_EXPR_DEPTH 200      /* deepest expression tree */
+#define GUARD_COMPOUND_SELECT 100 /* terms of one UNION/EXCEPT/INTERSECT chain */
+#define GUARD_ATTACHED 0          /* ATTACH always fails */
+
+/* The sqlite3_limit categories a budget sets: value, statement and pattern
+ * bytes (the fields of store_query_budget), then the fixed bounds above. */
+static const int budget_categories[BUDGET_LIMITS] = {
+    SQLITE_LIMIT_LENGTH,     SQLITE_LIMIT_SQL_LENGTH,      SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
+    SQLITE_LIMIT_EXPR_DEPTH, SQLITE_LIMIT_COMPOUND_SELECT, SQLITE_LIMIT_ATTACHED};
+
+void store_set_query_budget(store *db, const store_query_budget *budget)
 {
-    store_query_limits wanted = *limits, before;
-    int category;
-    int *field;
-    for (int i = 0; (field = query_limit_field(&wanted, i, &category)) != NULL; i++) {
-        int old = sqlite3_limit(db->db, category, *field);
-        *query_limit_field(&before, i, &category) = old;
+    if (!budget) {
+        for (int i = 0; db->budget_on && i < BUDGET_LIMITS; i++)
+            sqlite3_limit(db->db, budget_categories[i], db->opened_limits[i]);
+        db->budget_on = 0;
+        return;
     }
-    if (previous)
-        *previous = before;
+    if (!db->budget_on)
+        for (int i = 0; i < BUDGET_LIMITS; i++)
+            db->opened_limits[i] = sqlite3_limit(db->db, budget_categories[i], -1);
+    db->budget_on = 1;
+    const int wanted[BUDGET_LIMITS] = {budget->value_bytes,   budget->sql_bytes,
+                                       budget->pattern_bytes, GUARD_EXPR_DEPTH,
+                                       GUARD_COMPOUND_SELECT, GUARD_ATTACHED};
+    for (int i = 0; i < BUDGET_LIMITS; i++) {
+        /* A budget field <= 0 sets no bound; the fixed ones always apply. */
+        int value = i < BUDGET_FIELDS && wanted[i] <= 0 ? db->opened_limits[i] : wanted[i];
+        sqlite3_limit(db->db, budget_categories[i], value);
+    }
 }

@@ -178,29 +178,25 @@ void store_trusted_end(store *db);
  * not (or db is not read-only), reason then "". Runs nothing. */
 int store_guard_explain(store *db, const char *sql, char *reason, size_t size);
 
-/* --- resource limits of agent SQL (execute_query) ------------------------ */
+/* --- resource budget of agent SQL (execute_query) ----------------------- */
 
-/* What one statement on a handle may build, as far as the engine bounds it
- * per connection (SQLite: sqlite3_limit). Not bounded per connection: the
- * total heap of a statement (SQLite's heap limit is process-wide), the
- * temporary files of large sorts and DISTINCT sets (bounded by the time
- * limit only) and the page cache (cache_size, about 2 MB by default). */
-typedef struct store_query_limits {
-    int value_bytes;     /* longest string or blob a statement builds */
-    int sql_bytes;       /* longest statement text */
-    int like_pattern;    /* longest LIKE or GLOB pattern */
-    int expr_depth;      /* deepest expression tree */
-    int compound_select; /* terms of one UNION/EXCEPT/INTERSECT chain */
-    int columns;         /* columns of a result or an index */
-    int function_args;   /* arguments of one function call */
-    int attached;        /* attached databases (0: ATTACH always fails) */
-    int variables;       /* highest parameter number (0: any parameter fails) */
-} store_query_limits;
+/* What one statement of agent-written SQL may build, besides its time
+ * (store_set_time_limit). A field <= 0 sets no bound of its own: the
+ * handle keeps the value it was opened with. Each driver maps the fields
+ * onto what its engine can bound and says in its file comment what it
+ * cannot. */
+typedef struct store_query_budget {
+    int value_bytes;   /* longest string or blob a statement may build or read */
+    int sql_bytes;     /* longest statement text */
+    int pattern_bytes; /* longest LIKE or GLOB pattern */
+} store_query_budget;
 
-/* Set the limits given (a field < 0 leaves that limit as it is); when
- * previous is not NULL, fill it with the values in force before, so the
- * caller can restore them with a second call. */
-void store_set_query_limits(store *db, const store_query_limits *limits,
-                            store_query_limits *previous);
+/* Put budget on read-only handle db, with the driver's fixed bounds of
+ * agent SQL (expression nesting, terms of one compound SELECT, no attached
+ * databases), for the statements prepared and run until the next call.
+ * NULL lifts them all: the handle is back as opened. Lift the budget
+ * before the handle goes back to a pool it shares with report tools. The
+ * budget is copied. */
+void store_set_query_budget(store *db, const store_query_budget *budget);
 
 #endif

@@ -4,20 +4,21 @@
  * (the stages are described in execute_query.h).
  *
  * What bounds one statement:
- *   - time: query.timeout_ms, checked by the progress handler every few
- *     thousand virtual-machine steps;
- *   - size of any value built or read (query.max_value_bytes, SQLite's
- *     SQLITE_LIMIT_LENGTH): string doubling, zeroblob, randomblob, replace
- *     and group_concat blow-ups fail with "too big"; a stored value larger
- *     than that cannot be read (length() and typeof() still work);
- *   - LIKE/GLOB pattern length (query.max_like_pattern), expression depth
- *     (EXECUTE_QUERY_EXPR_DEPTH), UNION/EXCEPT/INTERSECT terms
- *     (EXECUTE_QUERY_COMPOUND), statement length (4 bytes per admitted
- *     character) and attached databases (0). Parameters are not limited
- *     here: admission refuses them in agent text, an unbound one is NULL,
- *     and FTS5 binds its own internal statements on the same connection;
+ *   - time: query.timeout_ms (store_set_time_limit);
+ *   - the store's query budget (store_set_query_budget), lifted again
+ *     before returning: the size of any value built or read
+ *     (query.max_value_bytes; SQLite: SQLITE_LIMIT_LENGTH): string
+ *     doubling, zeroblob, randomblob, replace and group_concat blow-ups
+ *     fail with "too big"; a stored value larger than that cannot be read
+ *     (length() and typeof() still work); LIKE/GLOB pattern length
+ *     (query.max_like_pattern); statement length (4 bytes per admitted
+ *     character); and the store's fixed bounds of agent SQL: expression
+ *     depth, UNION/EXCEPT/INTERSECT terms, no attached databases.
+ *     Parameters are not limited: admission refuses them in agent text,
+ *     an unbound one is NULL, and FTS5 binds its own internal statements
+ *     on the same connection;
  *   - rows fetched: max_rows + 1, whatever the statement would produce.
- * What does not, and why it is still bounded:
+ * What does not, and why it is still bounded (on SQLite):
  *   - total heap per statement: SQLite's heap limit is process-wide, not
  *     per connection; sorts and DISTINCT sets spill to temporary files
  *     after the page cache (about 2 MB) fills, and grow only as long as the
@@ -50,9 +51,6 @@
 #define EXECUTE_QUERY_MAX_CHARS_CEILING 1000000
 #define EXECUTE_QUERY_TIMEOUT_CEILING (10 * 60 * 1000)
 #define EXECUTE_QUERY_CELL_CEILING 1000000
-/* Engine limits that are not settings. */
-#define EXECUTE_QUERY_EXPR_DEPTH 200
-#define EXECUTE_QUERY_COMPOUND 100
 
 /* The one sentence a database failure shows the agent; dispatch appends
  * " (call id …)". */
@@ -126,19 +124,12 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
         store_set_function_allowlist(db, NULL, &ignored); /* drop a partial list */
         return safe_failure(rc, s, err);
     }
-    store_query_limits limits = {
+    store_query_budget budget = {
         .value_bytes = s->max_value_bytes,
         .sql_bytes = (int)(s->max_chars * 4 + 1024),
-        .like_pattern = s->max_like_pattern,
-        .expr_depth = EXECUTE_QUERY_EXPR_DEPTH,
-        .compound_select = EXECUTE_QUERY_COMPOUND,
-        .columns = -1,
-        .function_args = -1,
-        .attached = 0,
-        .variables = -1, /* FTS5's internal statements bind parameters */
+        .pattern_bytes = s->max_like_pattern,
     };
-    store_query_limits before;
-    store_set_query_limits(db, &limits, &before);
+    store_set_query_budget(db, &budget);
     double start = ids_monotonic_ms();
     store_set_time_limit(db, s->timeout_ms);
 
@@ -158,7 +149,7 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
     render_table_free(&table);
 
     store_set_time_limit(db, 0);
-    store_set_query_limits(db, &before, NULL);
+    store_set_query_budget(db, NULL);
     store_set_function_allowlist(db, NULL, &ignored);
     return rc ? safe_failure(rc, s, err) : 0;
 }

@@ -107,7 +107,7 @@ typedef struct suite {
     char path[600];         /* the database */
     store *query;           /* read-only handle the cases run on */
     unsigned char hash[32]; /* BLAKE2b of the file after setup */
-    int base_limits[4];     /* engine limits of a fresh query handle */
+    int base_limits[7];     /* engine limits of a fresh query handle (engine_limits) */
     json_t *settings;       /* the suite's settings */
     json_t *case_settings;  /* the running case's overrides, or NULL */
 } suite;
@@ -424,6 +424,17 @@ static void check_engine(case_ctx *cc, const json_t *c, const char *sql)
     free(text);
 }
 
+/* The sqlite3_limit values a query budget may touch, and parameters. */
+static void engine_limits(sqlite3 *h, int out[7])
+{
+    static const int categories[7] = {
+        SQLITE_LIMIT_VARIABLE_NUMBER,     SQLITE_LIMIT_ATTACHED,   SQLITE_LIMIT_LENGTH,
+        SQLITE_LIMIT_LIKE_PATTERN_LENGTH, SQLITE_LIMIT_SQL_LENGTH, SQLITE_LIMIT_EXPR_DEPTH,
+        SQLITE_LIMIT_COMPOUND_SELECT};
+    for (int i = 0; i < 7; i++)
+        out[i] = sqlite3_limit(h, categories[i], -1);
+}
+
 /* The proofs that nothing changed, after every case. */
 static void check_harmless(case_ctx *cc)
 {
@@ -439,10 +450,8 @@ static void check_harmless(case_ctx *cc)
         case_fail(cc, "a database is still attached: %s", sqlite3_db_name(h, 2));
     if (!sqlite3_get_autocommit(h))
         case_fail(cc, "a transaction is open");
-    int limits[4] = {sqlite3_limit(h, SQLITE_LIMIT_VARIABLE_NUMBER, -1),
-                     sqlite3_limit(h, SQLITE_LIMIT_ATTACHED, -1),
-                     sqlite3_limit(h, SQLITE_LIMIT_LENGTH, -1),
-                     sqlite3_limit(h, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, -1)};
+    int limits[7];
+    engine_limits(h, limits);
     if (memcmp(limits, the_suite->base_limits, sizeof limits) != 0)
         case_fail(cc, "the handle's engine limits were not restored");
     /* No allowlist or time limit left behind: an unlisted function runs. */
@@ -562,10 +571,7 @@ static int suite_setup(void **state)
         return -1;
     }
     sqlite3 *h = sqlite_store_handle(s->query);
-    s->base_limits[0] = sqlite3_limit(h, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
-    s->base_limits[1] = sqlite3_limit(h, SQLITE_LIMIT_ATTACHED, -1);
-    s->base_limits[2] = sqlite3_limit(h, SQLITE_LIMIT_LENGTH, -1);
-    s->base_limits[3] = sqlite3_limit(h, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, -1);
+    engine_limits(h, s->base_limits);
     s->settings = json_pack("{s:s}", "query.timeout_ms", SUITE_TIMEOUT_MS);
     the_suite = s;
     return 0;

@@ -181,7 +181,9 @@ static double monotonic_ms(void)
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Called every few thousand VM steps: interrupt past the deadline. */
+/* The progress handler, called every few thousand VM steps: it carries the
+ * time limit, the cancel flag and the slow hook of store.h, so all three
+ * are noticed between steps, never inside one function call. */
 static int deadline_check(void *ctx)
 {
     store *db = ctx;

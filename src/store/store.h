@@ -156,11 +156,14 @@ void store_set_time_limit(store *db, int ms);
  * cancelled or went away); NULL stops watching. store_step then fails with
  * DBMCP_ETIMEOUT "cancelled by the client". */
 void store_set_cancel_flag(store *db, atomic_int *flag);
-/* Call fn(arg) once, from the thread stepping a statement, when statements
- * on this handle have run for after_ms from now (checked every few thousand
- * VM steps); NULL fn removes the hook. The statement goes on running: a
- * transport uses it to hand its reading role to another thread, so a
- * request it began on its reading thread does not hold up cancellations. */
+/* Call fn(arg) once when a statement on this handle is still running
+ * after_ms or more after this call (the statements of one request share
+ * the moment); NULL fn removes the hook. fn runs on the thread stepping
+ * the statement, from inside store_step, and must not use db; the
+ * statement goes on running. It runs only while a statement does, at the
+ * driver's next look at the clock after the moment. A transport uses it
+ * to hand its reading role to another thread, so a request it began on
+ * its reading thread does not hold up cancellations. */
 void store_set_slow_hook(store *db, int after_ms, void (*fn)(void *arg), void *arg);
 /* 0 when the handle provably cannot write (read-only open and query_only);
  * DBMCP_EDENIED otherwise. Servers refuse to start on failure. */

@@ -490,9 +490,13 @@ store_type store_column_type(store_stmt *st, int i)
     }
 }
 
-const char *store_column_decltype(store_stmt *st, int i)
+store_kind store_column_kind(store_stmt *st, int i)
 {
-    return sqlite3_column_decltype(st->st, i);
+    /* VECTOR(d) and libSQL's F32_BLOB(d) name float32 vectors. */
+    const char *declared = sqlite3_column_decltype(st->st, i);
+    if (declared && (strcasestr(declared, "VECTOR") || strcasestr(declared, "F32_BLOB")))
+        return STORE_KIND_VECTOR;
+    return STORE_KIND_PLAIN;
 }
 
 const char *store_column_text(store_stmt *st, int i)

@@ -49,6 +49,13 @@ typedef enum store_type {
     STORE_BLOB
 } store_type;
 
+/* What the engine's type of a result column says about its values beyond
+ * their store_type, as reported by store_column_kind. */
+typedef enum store_kind {
+    STORE_KIND_PLAIN = 0, /* nothing more: a value is what store_column_type says */
+    STORE_KIND_VECTOR     /* float32 vectors: a blob holds 4 bytes per dimension */
+} store_kind;
+
 /* --- connections ------------------------------------------------------- */
 
 /* Open `url`: a SQLite path (or "file:" URI), or "postgres://…" (refused with
@@ -107,9 +114,13 @@ const char *store_param_name(store_stmt *st, int i);
 int store_column_count(store_stmt *st);
 const char *store_column_name(store_stmt *st, int i);
 store_type store_column_type(store_stmt *st, int i);
-/* Declared type of a result column that is a table column ("INTEGER",
- * "VECTOR(384)", …), or NULL for expressions. */
-const char *store_column_decltype(store_stmt *st, int i);
+/* Kind of result column i, from the engine's type of the column: SQLite
+ * knows the declared type of a column read straight from a table
+ * (STORE_KIND_VECTOR for one naming VECTOR or F32_BLOB in any case, as in
+ * VECTOR(384)) and nothing of an expression; a server engine reports every
+ * column's type (PostgreSQL: its type OID, pgvector's vector being
+ * STORE_KIND_VECTOR). Valid from prepare on. */
+store_kind store_column_kind(store_stmt *st, int i);
 /* Text of a column (NULL for SQL NULL); numbers are converted to text. */
 const char *store_column_text(store_stmt *st, int i);
 int64_t store_column_int(store_stmt *st, int i);

@@ -51,8 +51,20 @@ struct store_stmt {
     int last_param;   /* index of the parameter bound last (see param_index) */
 };
 
+/* dbmcp's code for an SQLite result code, extended codes included (the
+ * handle reports them: sqlite3_extended_result_codes). Constraint kinds
+ * other than the four store.h names (a trigger's RAISE, a STRICT column's
+ * type, virtual tables) stay DBMCP_EINVAL. */
 static int map_sqlite_code(int rc)
 {
+    switch (rc) {
+    case SQLITE_CONSTRAINT_UNIQUE:
+    case SQLITE_CONSTRAINT_PRIMARYKEY:
+    case SQLITE_CONSTRAINT_ROWID: return DBMCP_ECONSTRAINT_UNIQUE;
+    case SQLITE_CONSTRAINT_FOREIGNKEY: return DBMCP_ECONSTRAINT_FOREIGN_KEY;
+    case SQLITE_CONSTRAINT_CHECK: return DBMCP_ECONSTRAINT_CHECK;
+    case SQLITE_CONSTRAINT_NOTNULL: return DBMCP_ECONSTRAINT_NOT_NULL;
+    }
     switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED: return DBMCP_ETIMEOUT;

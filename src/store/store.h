@@ -17,6 +17,15 @@
  * Ownership: store_open/store_prepare return handles the caller releases with
  * store_close/store_finalize. Column getters return pointers owned by the
  * statement, valid until the next store_step/store_reset/store_finalize.
+ *
+ * Errors: negative dbmcp_code values with a dbmcp_error filled (the
+ * engine's own message goes to the operator message only). A row the
+ * database refuses for a constraint fails store_step, store_exec or
+ * store_commit with DBMCP_ECONSTRAINT_UNIQUE, _FOREIGN_KEY, _CHECK or
+ * _NOT_NULL, whichever engine reports it, so callers switch on the code
+ * and never read the message. Lock waits past the busy timeout, the time
+ * limit and cancellation are DBMCP_ETIMEOUT; what the guard of a read-only
+ * handle refuses is DBMCP_EDENIED; a value past the budget DBMCP_ETOOBIG.
  */
 #ifndef DBMCP_STORE_H
 #define DBMCP_STORE_H

@@ -5,6 +5,13 @@
  * readers never block its writer. Read-only handles are opened with
  * SQLITE_OPEN_READONLY and `PRAGMA query_only`, so the engine itself refuses
  * writes whatever SQL text arrives. Busy waits use sqlite3_busy_timeout.
+ *
+ * How store.h's neutral guard maps onto SQLite: the guard is an authorizer
+ * on read-only handles (which also names the reason of a refusal for
+ * store_guard_explain); the query budget and the fixed bounds of agent SQL
+ * are sqlite3_limit values; the time limit, the cancel flag and the slow
+ * hook ride on the progress handler; constraint codes come from extended
+ * result codes; a column's kind from its declared type.
  */
 #include "store/store.h"
 #include "store/sqlite_driver.h"

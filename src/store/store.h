@@ -161,10 +161,11 @@ void store_pool_release(store_pool *pool, store *db);
 
 /* --- guarded query connections (STORE_READONLY handles) ----------------- */
 
-/* The engine-side guard of a read-only handle: an authorizer denies every
- * write, schema change, ATTACH/DETACH, PRAGMA, transaction action and read
- * of dbmcp_* or sqlite_* tables, through views, CTEs and subqueries alike.
- * These tune it. */
+/* The engine-side guard of a read-only handle denies every write, schema
+ * change, attachment of another database, engine setting, transaction
+ * control and read of dbmcp_* tables or of the engine's own catalog,
+ * through views, CTEs and subqueries alike (SQLite: an authorizer that
+ * also denies PRAGMA and sqlite_* tables). These tune and explain it. */
 
 /* Allow only these SQL functions (comma-separated, case-insensitive);
  * NULL allows any. Applies to statements prepared afterwards. */
@@ -185,12 +186,13 @@ void store_set_cancel_flag(store *db, atomic_int *flag);
  * to hand its reading role to another thread, so a request it began on
  * its reading thread does not hold up cancellations. */
 void store_set_slow_hook(store *db, int after_ms, void (*fn)(void *arg), void *arg);
-/* 0 when the handle provably cannot write (read-only open and query_only);
- * DBMCP_EDENIED otherwise. Servers refuse to start on failure. */
+/* 0 when the handle provably cannot write (SQLite: read-only open and
+ * query_only); DBMCP_EDENIED otherwise. Servers refuse to start on failure. */
 int store_verify_readonly(store *db, dbmcp_error *err);
-/* Store internals only (schema introspection): allow reads of sqlite_master
- * and the table_info/index_list/foreign_key_list pragmas on this handle
- * until store_trusted_end. Never held across agent SQL. */
+/* Store internals only (schema introspection): allow reads of the engine's
+ * catalog (SQLite: sqlite_master and the table_info/index_list/
+ * foreign_key_list pragmas) on this handle until store_trusted_end. Never
+ * held across agent SQL. */
 void store_trusted_begin(store *db);
 void store_trusted_end(store *db);
 /* Why the guard of read-only handle db refuses sql, for the operator: the

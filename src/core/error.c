@@ -82,6 +82,10 @@ const char *dbmcp_code_name(int code)
     case DBMCP_ENOMEM: return "out_of_memory";
     case DBMCP_EIO: return "io_error";
     case DBMCP_EVERSION: return "version_mismatch";
+    case DBMCP_ECONSTRAINT_UNIQUE: return "unique_violation";
+    case DBMCP_ECONSTRAINT_FOREIGN_KEY: return "foreign_key_violation";
+    case DBMCP_ECONSTRAINT_CHECK: return "check_violation";
+    case DBMCP_ECONSTRAINT_NOT_NULL: return "not_null_violation";
     default: return "internal";
     }
 }

@@ -16,17 +16,23 @@
 
 typedef enum dbmcp_code {
     DBMCP_OK = 0,
-    DBMCP_EINVAL = -1,    /* bad input: arguments, JSON, schema violation */
-    DBMCP_ENOTFOUND = -2, /* a named thing does not exist (or is hidden) */
-    DBMCP_EEXISTS = -3,   /* unique name already taken */
-    DBMCP_ESTORE = -4,    /* the database failed */
-    DBMCP_EDENIED = -5,   /* policy or authentication refused */
-    DBMCP_ETOOBIG = -6,   /* a size limit was exceeded */
-    DBMCP_ETIMEOUT = -7,  /* a time limit was exceeded */
-    DBMCP_ENOMEM = -8,    /* allocation failed */
-    DBMCP_EIO = -9,       /* file or socket I/O failed */
-    DBMCP_EVERSION = -10, /* schema or protocol version mismatch */
-    DBMCP_EINTERNAL = -11 /* a bug: an invariant did not hold */
+    DBMCP_EINVAL = -1,     /* bad input: arguments, JSON, schema violation */
+    DBMCP_ENOTFOUND = -2,  /* a named thing does not exist (or is hidden) */
+    DBMCP_EEXISTS = -3,    /* unique name already taken */
+    DBMCP_ESTORE = -4,     /* the database failed */
+    DBMCP_EDENIED = -5,    /* policy or authentication refused */
+    DBMCP_ETOOBIG = -6,    /* a size limit was exceeded */
+    DBMCP_ETIMEOUT = -7,   /* a time limit was exceeded */
+    DBMCP_ENOMEM = -8,     /* allocation failed */
+    DBMCP_EIO = -9,        /* file or socket I/O failed */
+    DBMCP_EVERSION = -10,  /* schema or protocol version mismatch */
+    DBMCP_EINTERNAL = -11, /* a bug: an invariant did not hold */
+    /* The database refused a row for one of its constraints (store.h): */
+    DBMCP_ECONSTRAINT_UNIQUE = -12, /* a unique or primary key would repeat */
+    DBMCP_ECONSTRAINT_FOREIGN_KEY =
+        -13,                         /* a reference to a missing row, or a referenced row removed */
+    DBMCP_ECONSTRAINT_CHECK = -14,   /* a CHECK constraint does not hold */
+    DBMCP_ECONSTRAINT_NOT_NULL = -15 /* NULL in a NOT NULL column */
 } dbmcp_code;
 
 typedef struct dbmcp_error {

@@ -149,8 +149,8 @@ static int snapshot_acquire(store *db, const search_corpus *c, const char *model
     if (rc)
         return rc;
     char key[1024];
-    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d", search_index_db_name(db), c->vec_table,
-             model, dim, int8 ? 1 : 0);
+    snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d", store_identity(db), c->vec_table, model,
+             dim, int8 ? 1 : 0);
     if ((*out = snapshot_take(key, version)))
         return 0;
     pthread_mutex_lock(&build_lock);

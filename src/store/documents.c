@@ -94,12 +94,12 @@ int docs_collection_ensure(store *db, const char *name, const char *iface, dbmcp
     rc = store_step(st, err);
     store_finalize(st);
     if (rc < 0) {
-        if (strstr(err->message, "CHECK"))
+        if (rc == DBMCP_ECONSTRAINT_CHECK)
             return dbmcp_error_set(err, DBMCP_EINVAL,
                                    "collection name '%s' is not allowed: use 1 to 64 characters "
                                    "a-z, 0-9, '_' and '-', starting with a letter or digit",
                                    name);
-        if (strstr(err->message, "FOREIGN KEY"))
+        if (rc == DBMCP_ECONSTRAINT_FOREIGN_KEY)
             return dbmcp_error_set(err, DBMCP_ENOTFOUND, "no interface named '%s'", iface);
         return rc;
     }
@@ -229,7 +229,7 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
     if (rc == STORE_ROW)
         *id = store_column_int(st, 0);
     store_finalize(st);
-    if (rc < 0 && strstr(err->message, "CHECK"))
+    if (rc == DBMCP_ECONSTRAINT_CHECK)
         return dbmcp_error_set(err, DBMCP_EINVAL,
                                "document '%s' was refused by the schema (slug: a-z, 0-9, '.', "
                                "'_', '-', at most 128; metadata: a JSON object)",

@@ -12,7 +12,6 @@
  */
 #include "store/registry.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -670,85 +669,6 @@ int reg_remove(store *db, reg_kind kind, const char *key, dbmcp_error *err)
 
 /* --- SQL handlers ----------------------------------------------------------------- */
 
-/* SQLite-specific: whether the statement leaves the database file
- * unchanged (sqlite3_stmt_readonly). The store API has no neutral form of
- * this, so the check prepares the text again on the native handle. */
-static int sqlite_statement_reads_only(store *ro, const char *sql)
-{
-    sqlite3 *h = store_native_handle(ro);
-    sqlite3_stmt *raw = NULL;
-    if (!h || sqlite3_prepare_v2(h, sql, -1, &raw, NULL) != SQLITE_OK || !raw)
-        return 0;
-    int reads_only = sqlite3_stmt_readonly(raw);
-    sqlite3_finalize(raw);
-    return reads_only;
-}
-
-/* Why the query connection's authorizer refused a statement: the first
- * action it would deny, as a phrase for the operator. */
-typedef struct refusal {
-    char reason[200];
-} refusal;
-
-static int record_refusal(void *ctx, int action, const char *a, const char *b, const char *db,
-                          const char *trigger)
-{
-    (void)b, (void)db, (void)trigger;
-    refusal *r = ctx;
-    if (r->reason[0])
-        return SQLITE_OK;
-    switch (action) {
-    case SQLITE_SELECT:
-    case SQLITE_FUNCTION:
-    case SQLITE_RECURSIVE: break;
-    case SQLITE_READ:
-        if (a && (strncmp(a, "dbmcp_", 6) == 0 || strncmp(a, "sqlite_", 7) == 0))
-            snprintf(r->reason, sizeof r->reason, "it reads the internal table %s", a);
-        break;
-    case SQLITE_INSERT:
-    case SQLITE_UPDATE:
-    case SQLITE_DELETE:
-        if (a && strncmp(a, "sqlite_", 7) == 0)
-            snprintf(r->reason, sizeof r->reason, "it changes the database schema");
-        else
-            snprintf(r->reason, sizeof r->reason, "it writes to the database (table %s)",
-                     a ? a : "?");
-        break;
-    case SQLITE_PRAGMA:
-        snprintf(r->reason, sizeof r->reason, "it uses PRAGMA %s", a ? a : "");
-        break;
-    case SQLITE_ATTACH:
-    case SQLITE_DETACH:
-        snprintf(r->reason, sizeof r->reason, "it attaches or detaches a database");
-        break;
-    case SQLITE_TRANSACTION:
-    case SQLITE_SAVEPOINT: snprintf(r->reason, sizeof r->reason, "it controls transactions"); break;
-    default: snprintf(r->reason, sizeof r->reason, "it changes the database schema or state");
-    }
-    return SQLITE_OK;
-}
-
-/* Name the reason a read-only connection refused sql. Prepares it on a
- * private raw connection to the same file with a recording authorizer, so
- * ro itself keeps its own. Falls back to a generic phrase. */
-static void explain_refusal(store *ro, const char *sql, char *out, size_t size)
-{
-    refusal r = {""};
-    sqlite3 *h = store_native_handle(ro);
-    const char *file = h ? sqlite3_db_filename(h, "main") : NULL;
-    sqlite3 *probe = NULL;
-    if (file && *file &&
-        sqlite3_open_v2(file, &probe, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
-            SQLITE_OK) {
-        sqlite3_set_authorizer(probe, record_refusal, &r);
-        sqlite3_stmt *raw = NULL;
-        sqlite3_prepare_v2(probe, sql, -1, &raw, NULL);
-        sqlite3_finalize(raw);
-    }
-    sqlite3_close_v2(probe);
-    snprintf(out, size, "%s", r.reason[0] ? r.reason : "it does something other than read");
-}
-
 int reg_sql_check_query(store *ro, const char *sql, reg_sql_param_fn fn, void *ctx,
                         dbmcp_error *err)
 {
@@ -759,7 +679,8 @@ int reg_sql_check_query(store *ro, const char *sql, reg_sql_param_fn fn, void *c
     int rc = store_prepare(ro, sql, &st, err);
     if (rc == DBMCP_EDENIED) {
         char reason[200];
-        explain_refusal(ro, sql, reason, sizeof reason);
+        if (!store_guard_explain(ro, sql, reason, sizeof reason))
+            snprintf(reason, sizeof reason, "it does something other than read");
         return dbmcp_error_set(err, DBMCP_EDENIED,
                                "refused by the read-only query connection: %s; handler SQL may "
                                "only read user tables",
@@ -767,10 +688,12 @@ int reg_sql_check_query(store *ro, const char *sql, reg_sql_param_fn fn, void *c
     }
     if (rc)
         return rc;
-    if (!sqlite_statement_reads_only(ro, sql))
+    int reads_only = 0;
+    rc = store_stmt_is_readonly(st, &reads_only, err);
+    if (!rc && !reads_only)
         rc = dbmcp_error_set(err, DBMCP_EDENIED,
                              "the statement writes to the database; handler SQL may only read");
-    else if (store_column_count(st) == 0)
+    else if (!rc && store_column_count(st) == 0)
         rc = dbmcp_error_set(err, DBMCP_EINVAL,
                              "the statement returns no rows; handler SQL must be a query"
                              " (SELECT or WITH … SELECT)");

@@ -4,7 +4,6 @@
  */
 #include "store/search_index.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +54,6 @@ int search_index_bump(store *db, const char *key, dbmcp_error *err)
     rc = store_step(st, err);
     store_finalize(st);
     return rc < 0 ? rc : 0;
-}
-
-const char *search_index_db_name(store *db)
-{
-    const char *name = sqlite3_db_filename(store_native_handle(db), "main");
-    return name ? name : "";
 }
 
 int search_index_keyword(store *db, const char *fts_table, const char *match,

@@ -26,10 +26,6 @@ int search_index_version(store *db, const char *key, int64_t *out, dbmcp_error *
  * transaction that changes the corpus. */
 int search_index_bump(store *db, const char *key, dbmcp_error *err);
 
-/* A string naming the database file of db (for cache keys); "" for an
- * in-memory database. Valid while db is open. */
-const char *search_index_db_name(store *db);
-
 /* Keyword candidates: rows of fts_table MATCH match, best bm25 first. For
  * each row, keep(ctx, rowid) (NULL keeps all) decides; kept rows go to
  * ids/scores (bm25 values) until max are kept. *n gets the count. A MATCH

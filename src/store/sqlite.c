@@ -5,8 +5,16 @@
  * readers never block its writer. Read-only handles are opened with
  * SQLITE_OPEN_READONLY and `PRAGMA query_only`, so the engine itself refuses
  * writes whatever SQL text arrives. Busy waits use sqlite3_busy_timeout.
+ *
+ * How store.h's neutral guard maps onto SQLite: the guard is an authorizer
+ * on read-only handles (which also names the reason of a refusal for
+ * store_guard_explain); the query budget and the fixed bounds of agent SQL
+ * are sqlite3_limit values; the time limit, the cancel flag and the slow
+ * hook ride on the progress handler; constraint codes come from extended
+ * result codes; a column's kind from its declared type.
  */
 #include "store/store.h"
+#include "store/sqlite_driver.h"
 #include "store/sqlite_fts.h"
 #include "store/sqlite_guard.h"
 #include "store/sqlite_memory.h"
@@ -14,10 +22,17 @@
 #include "store/sqlite_watchdog.h"
 
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+
+/* sqlite3_limit categories a query budget sets (store_set_query_budget):
+ * the first BUDGET_FIELDS from the fields of store_query_budget, the rest
+ * fixed bounds of agent SQL. */
+#define BUDGET_LIMITS 6
+#define BUDGET_FIELDS 3
 
 struct store {
     sqlite3 *db;      /* owned */
@@ -35,6 +50,10 @@ struct store {
     void *slow_arg;
     sqlite_watch watch;   /* armed while a deadline or a cancel flag is set */
     size_t memory_budget; /* bytes a statement may hold (store_set_memory_budget); 0 = none */
+    char *refusal;        /* store_guard_explain's buffer while it runs, else NULL; not owned */
+    size_t refusal_size;  /* bytes of refusal */
+    int budget_on;        /* a query budget is in force (store_set_query_budget) */
+    int opened_limits[BUDGET_LIMITS]; /* the budget's limits before it, restored without one */
 };
 
 struct store_stmt {
@@ -43,8 +62,20 @@ struct store_stmt {
     int last_param;   /* index of the parameter bound last (see param_index) */
 };
 
+/* dbmcp's code for an SQLite result code, extended codes included (the
+ * handle reports them: sqlite3_extended_result_codes). Constraint kinds
+ * other than the four store.h names (a trigger's RAISE, a STRICT column's
+ * type, virtual tables) stay DBMCP_EINVAL. */
 static int map_sqlite_code(int rc)
 {
+    switch (rc) {
+    case SQLITE_CONSTRAINT_UNIQUE:
+    case SQLITE_CONSTRAINT_PRIMARYKEY:
+    case SQLITE_CONSTRAINT_ROWID: return DBMCP_ECONSTRAINT_UNIQUE;
+    case SQLITE_CONSTRAINT_FOREIGNKEY: return DBMCP_ECONSTRAINT_FOREIGN_KEY;
+    case SQLITE_CONSTRAINT_CHECK: return DBMCP_ECONSTRAINT_CHECK;
+    case SQLITE_CONSTRAINT_NOTNULL: return DBMCP_ECONSTRAINT_NOT_NULL;
+    }
     switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED: return DBMCP_ETIMEOUT;
@@ -67,11 +98,7 @@ static int fail(store *db, int rc, dbmcp_error *err, const char *what)
                                    "%s: %s", what, msg);
 }
 
-/* The query connection's authorizer: the engine itself refuses what the
- * agent-facing side must never do, whatever SQL text arrives. Reads of
- * dbmcp's own tables (dbmcp_*, catalog, keys, audit), writes, schema
- * changes, ATTACH/DETACH, PRAGMA and transaction control are denied.
- * (The guarded-query work extends this with a function allowlist.) */
+/* Whether the function allowlist (store_set_function_allowlist) lets name run. */
 static int function_allowed(const store *db, const char *name)
 {
     if (!db->functions_on || !name)
@@ -82,11 +109,14 @@ static int function_allowed(const store *db, const char *name)
     return 0;
 }
 
-static int query_authorizer(void *ctx, int action, const char *a, const char *b, const char *dbn,
-                            const char *trigger)
+/* The query connection's authorizer: the engine itself refuses what the
+ * agent-facing side must never do, whatever SQL text arrives. Reads of
+ * dbmcp's own tables (dbmcp_*, catalog, keys, audit), writes, schema
+ * changes, ATTACH/DETACH, PRAGMA, transaction control and functions off
+ * the allowlist are denied. Returns SQLITE_OK or SQLITE_DENY. */
+static int guard_verdict(const store *db, int action, const char *a, const char *b,
+                         const char *trigger)
 {
-    store *db = ctx;
-    (void)dbn, (void)trigger;
     switch (action) {
     case SQLITE_SELECT:
     case SQLITE_RECURSIVE: return SQLITE_OK;
@@ -130,14 +160,52 @@ static int query_authorizer(void *ctx, int action, const char *a, const char *b,
     }
 }
 
+/* The phrase store_guard_explain gives for a denied action. */
+static void describe_refusal(char *out, size_t size, int action, const char *a, const char *b)
+{
+    switch (action) {
+    case SQLITE_FUNCTION:
+        snprintf(out, size, "it calls the function %s, which is not allowed", b ? b : "?");
+        break;
+    case SQLITE_READ: snprintf(out, size, "it reads the internal table %s", a ? a : "?"); break;
+    case SQLITE_INSERT:
+    case SQLITE_UPDATE:
+    case SQLITE_DELETE:
+        if (a && strncmp(a, "sqlite_", 7) == 0)
+            snprintf(out, size, "it changes the database schema");
+        else
+            snprintf(out, size, "it writes to the database (table %s)", a ? a : "?");
+        break;
+    case SQLITE_PRAGMA: snprintf(out, size, "it uses PRAGMA %s", a ? a : ""); break;
+    case SQLITE_ATTACH:
+    case SQLITE_DETACH: snprintf(out, size, "it attaches or detaches a database"); break;
+    case SQLITE_TRANSACTION:
+    case SQLITE_SAVEPOINT: snprintf(out, size, "it controls transactions"); break;
+    default: snprintf(out, size, "it changes the database schema or state");
+    }
+}
+
+static int query_authorizer(void *ctx, int action, const char *a, const char *b, const char *dbn,
+                            const char *trigger)
+{
+    store *db = ctx;
+    (void)dbn;
+    int verdict = guard_verdict(db, action, a, b, trigger);
+    /* Only the first denial names the reason: later ones may follow from it. */
+    if (verdict == SQLITE_DENY && db->refusal && !db->refusal[0])
+        describe_refusal(db->refusal, db->refusal_size, action, a, b);
+    return verdict;
+}
+
 static double monotonic_ms(void)
 {
     return sqlite_watchdog_now_ms();
 }
 
-/* Called every few thousand VM steps: interrupt past the deadline. The
- * watchdog thread interrupts inside long steps; this catches an interrupt
- * that SQLite cleared because it fell between two statements. */
+/* The progress handler, called every few thousand VM steps: it carries the
+ * cancel flag and the slow hook of store.h between steps. The watchdog
+ * thread interrupts inside long steps at the deadline; this also catches
+ * an interrupt that SQLite cleared because it fell between two statements. */
 static int deadline_check(void *ctx)
 {
     store *db = ctx;
@@ -475,9 +543,13 @@ store_type store_column_type(store_stmt *st, int i)
     }
 }
 
-const char *store_column_decltype(store_stmt *st, int i)
+store_kind store_column_kind(store_stmt *st, int i)
 {
-    return sqlite3_column_decltype(st->st, i);
+    /* VECTOR(d) and libSQL's F32_BLOB(d) name float32 vectors. */
+    const char *declared = sqlite3_column_decltype(st->st, i);
+    if (declared && (strcasestr(declared, "VECTOR") || strcasestr(declared, "F32_BLOB")))
+        return STORE_KIND_VECTOR;
+    return STORE_KIND_PLAIN;
 }
 
 const char *store_column_text(store_stmt *st, int i)
@@ -643,39 +715,80 @@ int store_verify_readonly(store *db, dbmcp_error *err)
     return 0;
 }
 
-void *store_native_handle(store *db)
+int store_guard_explain(store *db, const char *sql, char *reason, size_t size)
+{
+    if (!reason || size == 0)
+        return 0;
+    reason[0] = '\0';
+    if (!(db->flags & STORE_READONLY))
+        return 0;
+    db->refusal = reason;
+    db->refusal_size = size;
+    sqlite3_stmt *st = NULL;
+    sqlite3_prepare_v3(db->db, sql, -1, 0, &st, NULL);
+    sqlite3_finalize(st);
+    db->refusal = NULL;
+    db->refusal_size = 0;
+    return reason[0] != '\0';
+}
+
+int store_stmt_is_readonly(store_stmt *st, int *readonly, dbmcp_error *err)
+{
+    (void)err;
+    *readonly = sqlite3_stmt_readonly(st->st) != 0;
+    return 0;
+}
+
+const char *store_identity(store *db)
+{
+    const char *name = sqlite3_db_filename(db->db, "main");
+    return name ? name : "";
+}
+
+sqlite3 *sqlite_store_handle(store *db)
 {
     return db->db;
 }
 
-/* --- resource limits of agent SQL -------------------------------------------------- */
+/* --- resource budget of agent SQL ------------------------------------------------ */
 
-/* Each store_query_limits field and the sqlite3_limit category it sets. */
-static int *query_limit_field(store_query_limits *l, int i, int *category)
-{
-    static const int categories[] = {
-        SQLITE_LIMIT_LENGTH,       SQLITE_LIMIT_SQL_LENGTH,      SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
-        SQLITE_LIMIT_EXPR_DEPTH,   SQLITE_LIMIT_COMPOUND_SELECT, SQLITE_LIMIT_COLUMN,
-        SQLITE_LIMIT_FUNCTION_ARG, SQLITE_LIMIT_ATTACHED,        SQLITE_LIMIT_VARIABLE_NUMBER};
-    int *fields[] = {&l->value_bytes,   &l->sql_bytes,       &l->like_pattern,
-                     &l->expr_depth,    &l->compound_select, &l->columns,
-                     &l->function_args, &l->attached,        &l->variables};
-    if (i < 0 || i >= (int)(sizeof categories / sizeof categories[0]))
-        return NULL;
-    *category = categories[i];
-    return fields[i];
-}
+/* The budget maps onto sqlite3_limit, which bounds a connection rather
+ * than one statement: hence the handle keeps its limits as opened and
+ * store_set_query_budget(NULL) puts them back. Not bounded per connection
+ * in SQLite: the total heap of a statement (the heap limit is
+ * process-wide), the temporary files of large sorts and DISTINCT sets
+ * (bounded by the time limit only) and the page cache (cache_size, about
+ * 2 MB by default). */
 
-void store_set_query_limits(store *db, const store_query_limits *limits,
-                            store_query_limits *previous)
+/* Fixed bounds of agent SQL under a budget. */
+#define GUARD_EXPR_DEPTH 200      /* deepest expression tree */
+#define GUARD_COMPOUND_SELECT 100 /* terms of one UNION/EXCEPT/INTERSECT chain */
+#define GUARD_ATTACHED 0          /* ATTACH always fails */
+
+/* The sqlite3_limit categories a budget sets: value, statement and pattern
+ * bytes (the fields of store_query_budget), then the fixed bounds above. */
+static const int budget_categories[BUDGET_LIMITS] = {
+    SQLITE_LIMIT_LENGTH,     SQLITE_LIMIT_SQL_LENGTH,      SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
+    SQLITE_LIMIT_EXPR_DEPTH, SQLITE_LIMIT_COMPOUND_SELECT, SQLITE_LIMIT_ATTACHED};
+
+void store_set_query_budget(store *db, const store_query_budget *budget)
 {
-    store_query_limits wanted = *limits, before;
-    int category;
-    int *field;
-    for (int i = 0; (field = query_limit_field(&wanted, i, &category)) != NULL; i++) {
-        int old = sqlite3_limit(db->db, category, *field);
-        *query_limit_field(&before, i, &category) = old;
+    if (!budget) {
+        for (int i = 0; db->budget_on && i < BUDGET_LIMITS; i++)
+            sqlite3_limit(db->db, budget_categories[i], db->opened_limits[i]);
+        db->budget_on = 0;
+        return;
     }
-    if (previous)
-        *previous = before;
+    if (!db->budget_on)
+        for (int i = 0; i < BUDGET_LIMITS; i++)
+            db->opened_limits[i] = sqlite3_limit(db->db, budget_categories[i], -1);
+    db->budget_on = 1;
+    const int wanted[BUDGET_LIMITS] = {budget->value_bytes,   budget->sql_bytes,
+                                       budget->pattern_bytes, GUARD_EXPR_DEPTH,
+                                       GUARD_COMPOUND_SELECT, GUARD_ATTACHED};
+    for (int i = 0; i < BUDGET_LIMITS; i++) {
+        /* A budget field <= 0 sets no bound; the fixed ones always apply. */
+        int value = i < BUDGET_FIELDS && wanted[i] <= 0 ? db->opened_limits[i] : wanted[i];
+        sqlite3_limit(db->db, budget_categories[i], value);
+    }
 }

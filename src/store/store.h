@@ -17,6 +17,15 @@
  * Ownership: store_open/store_prepare return handles the caller releases with
  * store_close/store_finalize. Column getters return pointers owned by the
  * statement, valid until the next store_step/store_reset/store_finalize.
+ *
+ * Errors: negative dbmcp_code values with a dbmcp_error filled (the
+ * engine's own message goes to the operator message only). A row the
+ * database refuses for a constraint fails store_step, store_exec or
+ * store_commit with DBMCP_ECONSTRAINT_UNIQUE, _FOREIGN_KEY, _CHECK or
+ * _NOT_NULL, whichever engine reports it, so callers switch on the code
+ * and never read the message. Lock waits past the busy timeout, the time
+ * limit and cancellation are DBMCP_ETIMEOUT; what the guard of a read-only
+ * handle refuses is DBMCP_EDENIED; a value past the budget DBMCP_ETOOBIG.
  */
 #ifndef DBMCP_STORE_H
 #define DBMCP_STORE_H
@@ -49,6 +58,13 @@ typedef enum store_type {
     STORE_BLOB
 } store_type;
 
+/* What the engine's type of a result column says about its values beyond
+ * their store_type, as reported by store_column_kind. */
+typedef enum store_kind {
+    STORE_KIND_PLAIN = 0, /* nothing more: a value is what store_column_type says */
+    STORE_KIND_VECTOR     /* float32 vectors: a blob holds 4 bytes per dimension */
+} store_kind;
+
 /* --- connections ------------------------------------------------------- */
 
 /* Open `url`: a SQLite path (or "file:" URI), or "postgres://…" (refused with
@@ -58,6 +74,12 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err);
 void store_close(store *db);
 /* "sqlite" or "postgres". */
 const char *store_dialect(const store *db);
+/* A name of the database db is connected to, equal for every handle on the
+ * same database and stable while db is open, for cache keys (SQLite: the
+ * file's absolute path, "" for an in-memory or temporary database;
+ * PostgreSQL: host, port and database name, never credentials). Owned by
+ * db, valid until store_close. */
+const char *store_identity(store *db);
 /* Nonzero when the handle was opened with STORE_READONLY. */
 int store_is_readonly(const store *db);
 /* Run one or more statements without parameters (DDL, migrations). */
@@ -81,6 +103,11 @@ void store_finalize(store_stmt *st);
 void store_reset(store_stmt *st);
 /* Execute one step: STORE_ROW, STORE_DONE or a negative code with err filled. */
 int store_step(store_stmt *st, dbmcp_error *err);
+/* Set *readonly to 1 when running st cannot change the database's data or
+ * schema (a SELECT, WITH … SELECT, EXPLAIN), 0 otherwise. Decided by the
+ * engine, not from the text. 0, or a negative code with err filled when
+ * the engine cannot tell. */
+int store_stmt_is_readonly(store_stmt *st, int *readonly, dbmcp_error *err);
 
 /* Bind by name (":name", the colon included). A name the statement does not
  * use is ignored and returns DBMCP_ENOTFOUND so callers can detect it. */
@@ -96,9 +123,13 @@ const char *store_param_name(store_stmt *st, int i);
 int store_column_count(store_stmt *st);
 const char *store_column_name(store_stmt *st, int i);
 store_type store_column_type(store_stmt *st, int i);
-/* Declared type of a result column that is a table column ("INTEGER",
- * "VECTOR(384)", …), or NULL for expressions. */
-const char *store_column_decltype(store_stmt *st, int i);
+/* Kind of result column i, from the engine's type of the column: SQLite
+ * knows the declared type of a column read straight from a table
+ * (STORE_KIND_VECTOR for one naming VECTOR or F32_BLOB in any case, as in
+ * VECTOR(384)) and nothing of an expression; a server engine reports every
+ * column's type (PostgreSQL: its type OID, pgvector's vector being
+ * STORE_KIND_VECTOR). Valid from prepare on. */
+store_kind store_column_kind(store_stmt *st, int i);
 /* Text of a column (NULL for SQL NULL); numbers are converted to text. */
 const char *store_column_text(store_stmt *st, int i);
 int64_t store_column_int(store_stmt *st, int i);
@@ -130,10 +161,11 @@ void store_pool_release(store_pool *pool, store *db);
 
 /* --- guarded query connections (STORE_READONLY handles) ----------------- */
 
-/* The engine-side guard of a read-only handle: an authorizer denies every
- * write, schema change, ATTACH/DETACH, PRAGMA, transaction action and read
- * of dbmcp_* or sqlite_* tables, through views, CTEs and subqueries alike.
- * These tune it. */
+/* The engine-side guard of a read-only handle denies every write, schema
+ * change, attachment of another database, engine setting, transaction
+ * control and read of dbmcp_* tables or of the engine's own catalog,
+ * through views, CTEs and subqueries alike (SQLite: an authorizer that
+ * also denies PRAGMA and sqlite_* tables). These tune and explain it. */
 
 /* Allow only these SQL functions (comma-separated, case-insensitive);
  * NULL allows any. Applies to statements prepared afterwards. */
@@ -157,48 +189,51 @@ void store_set_memory_budget(store *db, size_t bytes);
 /* Nonzero when memory budgets are enforced in this process (SQLite: off
  * when the host program initialised SQLite before the first store_open). */
 int store_memory_budget_enforced(void);
-/* Call fn(arg) once, from the thread stepping a statement, when statements
- * on this handle have run for after_ms from now (checked every few thousand
- * VM steps); NULL fn removes the hook. The statement goes on running: a
- * transport uses it to hand its reading role to another thread, so a
- * request it began on its reading thread does not hold up cancellations. */
+/* Call fn(arg) once when a statement on this handle is still running
+ * after_ms or more after this call (the statements of one request share
+ * the moment); NULL fn removes the hook. fn runs on the thread stepping
+ * the statement, from inside store_step, and must not use db; the
+ * statement goes on running. It runs only while a statement does, at the
+ * driver's next look at the clock after the moment. A transport uses it
+ * to hand its reading role to another thread, so a request it began on
+ * its reading thread does not hold up cancellations. */
 void store_set_slow_hook(store *db, int after_ms, void (*fn)(void *arg), void *arg);
-/* 0 when the handle provably cannot write (read-only open and query_only);
- * DBMCP_EDENIED otherwise. Servers refuse to start on failure. */
+/* 0 when the handle provably cannot write (SQLite: read-only open and
+ * query_only); DBMCP_EDENIED otherwise. Servers refuse to start on failure. */
 int store_verify_readonly(store *db, dbmcp_error *err);
-/* Store internals only (schema introspection): allow reads of sqlite_master
- * and the table_info/index_list/foreign_key_list pragmas on this handle
- * until store_trusted_end. Never held across agent SQL. */
+/* Store internals only (schema introspection): allow reads of the engine's
+ * catalog (SQLite: sqlite_master and the table_info/index_list/
+ * foreign_key_list pragmas) on this handle until store_trusted_end. Never
+ * held across agent SQL. */
 void store_trusted_begin(store *db);
 void store_trusted_end(store *db);
+/* Why the guard of read-only handle db refuses sql, for the operator: the
+ * first action it denies as a phrase ("it writes to the database (table
+ * t)", "it reads the internal table dbmcp_api_keys", "it uses PRAGMA x",
+ * "it controls transactions", …) into reason (size bytes, NUL-terminated).
+ * Returns 1 when the guard refuses sql and reason names why; 0 when it does
+ * not (or db is not read-only), reason then "". Runs nothing. */
+int store_guard_explain(store *db, const char *sql, char *reason, size_t size);
 
-/* --- resource limits of agent SQL (execute_query) ------------------------ */
+/* --- resource budget of agent SQL (execute_query) ----------------------- */
 
-/* What one statement on a handle may build, as far as the engine bounds it
- * per connection (SQLite: sqlite3_limit). Not bounded per connection: the
- * total heap of a statement (SQLite's heap limit is process-wide), the
- * temporary files of large sorts and DISTINCT sets (bounded by the time
- * limit only) and the page cache (cache_size, about 2 MB by default). */
-typedef struct store_query_limits {
-    int value_bytes;     /* longest string or blob a statement builds */
-    int sql_bytes;       /* longest statement text */
-    int like_pattern;    /* longest LIKE or GLOB pattern */
-    int expr_depth;      /* deepest expression tree */
-    int compound_select; /* terms of one UNION/EXCEPT/INTERSECT chain */
-    int columns;         /* columns of a result or an index */
-    int function_args;   /* arguments of one function call */
-    int attached;        /* attached databases (0: ATTACH always fails) */
-    int variables;       /* highest parameter number (0: any parameter fails) */
-} store_query_limits;
+/* What one statement of agent-written SQL may build, besides its time
+ * (store_set_time_limit). A field <= 0 sets no bound of its own: the
+ * handle keeps the value it was opened with. Each driver maps the fields
+ * onto what its engine can bound and says in its file comment what it
+ * cannot. */
+typedef struct store_query_budget {
+    int value_bytes;   /* longest string or blob a statement may build or read */
+    int sql_bytes;     /* longest statement text */
+    int pattern_bytes; /* longest LIKE or GLOB pattern */
+} store_query_budget;
 
-/* Set the limits given (a field < 0 leaves that limit as it is); when
- * previous is not NULL, fill it with the values in force before, so the
- * caller can restore them with a second call. */
-void store_set_query_limits(store *db, const store_query_limits *limits,
-                            store_query_limits *previous);
-
-/* Raw engine handle for backend-specific extensions (SQLite: sqlite3 *).
- * Only store/ and the guarded query layer may use it. */
-void *store_native_handle(store *db);
+/* Put budget on read-only handle db, with the driver's fixed bounds of
+ * agent SQL (expression nesting, terms of one compound SELECT, no attached
+ * databases), for the statements prepared and run until the next call.
+ * NULL lifts them all: the handle is back as opened. Lift the budget
+ * before the handle goes back to a pool it shares with report tools. The
+ * budget is copied. */
+void store_set_query_budget(store *db, const store_query_budget *budget);
 
 #endif

@@ -4,28 +4,28 @@
  * (the stages are described in execute_query.h).
  *
  * What bounds one statement:
- *   - time: query.timeout_ms, enforced by the store's watchdog thread,
- *     which interrupts the statement at the deadline even inside a long
- *     function call (it stops when that call returns);
+ *   - time: query.timeout_ms (store_set_time_limit), enforced by the
+ *     store's watchdog thread, which interrupts the statement at the
+ *     deadline even inside a long function call (it stops when that call
+ *     returns);
  *   - memory: query.max_memory_bytes (64 MiB), everything the engine
  *     holds for the call's statements (set by dispatch for every handler
  *     on the query connection, store_set_memory_budget);
- *   - size of any value built or read (query.max_value_bytes, 1 MiB,
- *     SQLite's SQLITE_LIMIT_LENGTH): string doubling, zeroblob,
- *     randomblob, hex, replace and group_concat blow-ups fail with "too
- *     big", so no single function call works on more than that; a stored
- *     value larger than that cannot be read (length() and typeof() still
- *     work);
- *   - LIKE/GLOB pattern length (query.max_like_pattern), expression depth
- *     (EXECUTE_QUERY_EXPR_DEPTH), UNION/EXCEPT/INTERSECT terms
- *     (EXECUTE_QUERY_COMPOUND), statement length (4 bytes per admitted
- *     character) and attached databases (0). Parameters are not limited
- *     here: admission refuses them in agent text, an unbound one is NULL,
- *     and FTS5 binds its own internal statements on the same connection;
+ *   - the store's query budget (store_set_query_budget), lifted again
+ *     before returning: the size of any value built or read
+ *     (query.max_value_bytes, 1 MiB; SQLite: SQLITE_LIMIT_LENGTH): string
+ *     doubling, zeroblob, randomblob, hex, replace and group_concat
+ *     blow-ups fail with "too big", so no single function call works on
+ *     more than that; a stored value larger than that cannot be read
+ *     (length() and typeof() still work); LIKE/GLOB pattern length
+ *     (query.max_like_pattern); statement length (4 bytes per admitted
+ *     character); and the store's fixed bounds of agent SQL: expression
+ *     depth, UNION/EXCEPT/INTERSECT terms, no attached databases.
+ *     Parameters are not limited: admission refuses them in agent text,
+ *     an unbound one is NULL, and FTS5 binds its own internal statements
+ *     on the same connection;
  *   - rows fetched: max_rows + 1, whatever the statement would produce.
- * What does not, and why it is still bounded:
- *   - temporary files: sorts and DISTINCT sets spill to them after the
- *     page cache fills, and grow only as long as the time limit lets them;
+ * What does not, and why it is still bounded (on SQLite):
  *   - one function call runs to its end before the interrupt takes
  *     effect. With values of at most 1 MiB each call is short: the known
  *     quadratic built-ins (instr, replace, trim) are replaced by linear
@@ -54,9 +54,6 @@
 #define EXECUTE_QUERY_MAX_CHARS_CEILING 1000000
 #define EXECUTE_QUERY_TIMEOUT_CEILING (10 * 60 * 1000)
 #define EXECUTE_QUERY_CELL_CEILING 1000000
-/* Engine limits that are not settings. */
-#define EXECUTE_QUERY_EXPR_DEPTH 200
-#define EXECUTE_QUERY_COMPOUND 100
 
 /* The one sentence a database failure shows the agent; dispatch appends
  * " (call id …)". */
@@ -135,19 +132,12 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
         store_set_function_allowlist(db, NULL, &ignored); /* drop a partial list */
         return safe_failure(rc, s, err);
     }
-    store_query_limits limits = {
+    store_query_budget budget = {
         .value_bytes = s->max_value_bytes,
         .sql_bytes = (int)(s->max_chars * 4 + 1024),
-        .like_pattern = s->max_like_pattern,
-        .expr_depth = EXECUTE_QUERY_EXPR_DEPTH,
-        .compound_select = EXECUTE_QUERY_COMPOUND,
-        .columns = -1,
-        .function_args = -1,
-        .attached = 0,
-        .variables = -1, /* FTS5's internal statements bind parameters */
+        .pattern_bytes = s->max_like_pattern,
     };
-    store_query_limits before;
-    store_set_query_limits(db, &limits, &before);
+    store_set_query_budget(db, &budget);
     double start = ids_monotonic_ms();
     store_set_time_limit(db, s->timeout_ms);
 
@@ -167,7 +157,7 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
     render_table_free(&table);
 
     store_set_time_limit(db, 0);
-    store_set_query_limits(db, &before, NULL);
+    store_set_query_budget(db, NULL);
     store_set_function_allowlist(db, NULL, &ignored);
     return rc ? safe_failure(rc, s, err) : 0;
 }

@@ -14,7 +14,7 @@
  *                 query.functions
  *   5 execution   the guarded query connection (store.h): the authorizer
  *                 with the same function allowlist, a time limit
- *                 (query.timeout_ms), per-connection engine limits
+ *                 (query.timeout_ms), the query budget
  *                 (query.max_value_bytes, query.max_like_pattern, no
  *                 ATTACH, bounded expression depth), and
  *                 the statement tagged `/ * dbmcp call_id=… tool=… client=…
@@ -25,7 +25,7 @@
  *                 sentence (dispatch adds the call id); the operator log
  *                 and the audit row keep the detail
  *
- * The connection's own settings (function allowlist, limits, time limit)
+ * The connection's own settings (function allowlist, budget, time limit)
  * are restored before the handler returns: the handle goes back to a pool
  * shared with report tools.
  */

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "tools/render.h"
 
@@ -245,30 +244,24 @@ static void text_format(text_sink *s, const unsigned char *p, size_t n, size_t m
         sink_put(s, "\"", 1);
 }
 
-/* A declared type naming float32 vectors: VECTOR(d) or F32_BLOB(d). */
-static int is_vector_type(const char *decltype_)
-{
-    return decltype_ && (strcasestr(decltype_, "VECTOR") || strcasestr(decltype_, "F32_BLOB"));
-}
-
-static void blob_format(text_sink *s, const char *decltype_, size_t bytes)
+static void blob_format(text_sink *s, store_kind kind, size_t bytes)
 {
     char tmp[64];
-    if (is_vector_type(decltype_) && bytes > 0 && bytes % 4 == 0)
+    if (kind == STORE_KIND_VECTOR && bytes > 0 && bytes % 4 == 0)
         snprintf(tmp, sizeof tmp, "<VECTOR(%zu)>", bytes / 4);
     else
         snprintf(tmp, sizeof tmp, "<binary %zu bytes>", bytes);
     sink_puts(s, tmp);
 }
 
-static void cell_format(text_sink *s, store_type type, const char *decltype_, const void *data,
+static void cell_format(text_sink *s, store_type type, store_kind kind, const void *data,
                         size_t bytes, size_t cell_max)
 {
     const unsigned char *text = data ? data : (const unsigned char *)"";
     size_t text_bytes = data ? bytes : 0;
     switch (type) {
     case STORE_NULL: sink_puts(s, "NULL"); return;
-    case STORE_BLOB: blob_format(s, decltype_, bytes); return;
+    case STORE_BLOB: blob_format(s, kind, bytes); return;
     case STORE_INTEGER:
     case STORE_FLOAT:
         text_format(s, text, text_bytes,
@@ -278,14 +271,14 @@ static void cell_format(text_sink *s, store_type type, const char *decltype_, co
     }
 }
 
-size_t render_cell(store_type type, const char *decltype_, const void *data, size_t bytes,
+size_t render_cell(store_type type, store_kind kind, const void *data, size_t bytes,
                    size_t cell_max, char *out, size_t out_size)
 {
     if (!out || out_size == 0)
         return 0;
     out[0] = '\0';
     text_sink s = {out, 0, out_size, 0, 0};
-    cell_format(&s, type, decltype_, data, bytes, cell_max);
+    cell_format(&s, type, kind, data, bytes, cell_max);
     return s.len;
 }
 
@@ -342,7 +335,8 @@ static int table_header(render_table *t, store_stmt *st)
     for (int c = 0; c < columns; c++) {
         const char *name = store_column_name(st, c);
         sink_puts(&s, " ");
-        cell_format(&s, STORE_TEXT, NULL, name, name ? strlen(name) : 0, t->limits.cell_max);
+        cell_format(&s, STORE_TEXT, STORE_KIND_PLAIN, name, name ? strlen(name) : 0,
+                    t->limits.cell_max);
         sink_puts(&s, " |");
     }
     sink_puts(&s, "\n|");
@@ -400,8 +394,10 @@ static int table_row(render_table *t, store_stmt *st)
             data = store_column_text(st, c); /* before bytes: the length of the text */
         if (type != STORE_NULL && type != STORE_INTEGER)
             bytes = store_column_bytes(st, c);
+        /* Only a blob's rendering depends on the column's kind. */
+        store_kind kind = type == STORE_BLOB ? store_column_kind(st, c) : STORE_KIND_PLAIN;
         sink_puts(&s, " ");
-        cell_format(&s, type, store_column_decltype(st, c), data, bytes, t->limits.cell_max);
+        cell_format(&s, type, kind, data, bytes, t->limits.cell_max);
         sink_puts(&s, " |");
     }
     sink_puts(&s, "\n");

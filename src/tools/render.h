@@ -5,9 +5,9 @@
  * Cells: NULL is shown as `NULL` (distinct from the string "NULL", which is
  * shown as `"NULL"`; a text that is NULL wrapped in k pairs of double quotes
  * gets k + 1 pairs, so the mapping stays one to one); BLOBs as
- * `<binary N bytes>`, except blobs in a column declared as a vector
- * (declared type containing VECTOR or F32_BLOB, e.g. `VECTOR(384)` or
- * `F32_BLOB(384)`: float32 elements) shown as `<VECTOR(d)>` with
+ * `<binary N bytes>`, except blobs in a vector column (store_column_kind
+ * STORE_KIND_VECTOR, e.g. SQLite's `VECTOR(384)` or `F32_BLOB(384)`:
+ * float32 elements) shown as `<VECTOR(d)>` with
  * d = bytes / 4 (a blob whose size is not a positive multiple of 4 stays
  * `<binary N bytes>`); integers and reals as the engine's own text, never
  * truncated; text longer than cell_max characters (code points) is cut at a
@@ -93,11 +93,11 @@ void render_table_free(render_table *t);
 /* Format one cell into out (NUL-terminated, at most out_size bytes; give
  * at least cell_max * 8 + 32 so nothing is cut — what does not fit is left
  * out whole, never half an escape or character); the building block above,
- * exposed for golden tests. decltype_ is the column's declared type (may
- * be NULL). data is the text (STORE_INTEGER, STORE_FLOAT, STORE_TEXT, not
- * NUL-terminated, bytes long); it is not read for STORE_NULL or STORE_BLOB.
- * Returns bytes written, the NUL excluded. */
-size_t render_cell(store_type type, const char *decltype_, const void *data, size_t bytes,
+ * exposed for golden tests. kind is the column's store_column_kind
+ * (STORE_KIND_PLAIN for a value outside a result). data is the text (STORE_INTEGER, STORE_FLOAT,
+ * STORE_TEXT, not NUL-terminated, bytes long); it is not read for STORE_NULL or STORE_BLOB. Returns
+ * bytes written, the NUL excluded. */
+size_t render_cell(store_type type, store_kind kind, const void *data, size_t bytes,
                    size_t cell_max, char *out, size_t out_size);
 
 #endif

@@ -76,7 +76,7 @@ static void put_text(FILE *f, const char *s, size_t max_chars)
         fputs("…", f);
         return;
     }
-    render_cell(STORE_TEXT, NULL, s, bytes, cell_max, buf, size);
+    render_cell(STORE_TEXT, STORE_KIND_PLAIN, s, bytes, cell_max, buf, size);
     fputs(buf, f);
     if (buf != small)
         free(buf);

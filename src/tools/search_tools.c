@@ -183,7 +183,8 @@ static char *cell(const char *s, size_t max_chars)
     size_t size = max_chars * 8 + 32;
     char *out = malloc(size);
     if (out)
-        render_cell(s ? STORE_TEXT : STORE_NULL, NULL, s, s ? strlen(s) : 0, max_chars, out, size);
+        render_cell(s ? STORE_TEXT : STORE_NULL, STORE_KIND_PLAIN, s, s ? strlen(s) : 0, max_chars,
+                    out, size);
     return out;
 }
 

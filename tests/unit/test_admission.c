@@ -64,6 +64,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "store/migrate.h"
+#include "store/sqlite_driver.h"
 #include "store/store.h"
 #include "tools/execute_query.h"
 #include "tools/sql_admission.h"
@@ -106,7 +107,7 @@ typedef struct suite {
     char path[600];         /* the database */
     store *query;           /* read-only handle the cases run on */
     unsigned char hash[32]; /* BLAKE2b of the file after setup */
-    int base_limits[4];     /* engine limits of a fresh query handle */
+    int base_limits[7];     /* engine limits of a fresh query handle (engine_limits) */
     json_t *settings;       /* the suite's settings */
     json_t *case_settings;  /* the running case's overrides, or NULL */
 } suite;
@@ -423,6 +424,17 @@ static void check_engine(case_ctx *cc, const json_t *c, const char *sql)
     free(text);
 }
 
+/* The sqlite3_limit values a query budget may touch, and parameters. */
+static void engine_limits(sqlite3 *h, int out[7])
+{
+    static const int categories[7] = {
+        SQLITE_LIMIT_VARIABLE_NUMBER,     SQLITE_LIMIT_ATTACHED,   SQLITE_LIMIT_LENGTH,
+        SQLITE_LIMIT_LIKE_PATTERN_LENGTH, SQLITE_LIMIT_SQL_LENGTH, SQLITE_LIMIT_EXPR_DEPTH,
+        SQLITE_LIMIT_COMPOUND_SELECT};
+    for (int i = 0; i < 7; i++)
+        out[i] = sqlite3_limit(h, categories[i], -1);
+}
+
 /* The proofs that nothing changed, after every case. */
 static void check_harmless(case_ctx *cc)
 {
@@ -433,15 +445,13 @@ static void check_harmless(case_ctx *cc)
         case_fail(cc, "the database file changed");
     if (file_exists(journal))
         case_fail(cc, "a rollback journal exists: something wrote");
-    sqlite3 *h = store_native_handle(the_suite->query);
+    sqlite3 *h = sqlite_store_handle(the_suite->query);
     if (sqlite3_db_name(h, 2) != NULL)
         case_fail(cc, "a database is still attached: %s", sqlite3_db_name(h, 2));
     if (!sqlite3_get_autocommit(h))
         case_fail(cc, "a transaction is open");
-    int limits[4] = {sqlite3_limit(h, SQLITE_LIMIT_VARIABLE_NUMBER, -1),
-                     sqlite3_limit(h, SQLITE_LIMIT_ATTACHED, -1),
-                     sqlite3_limit(h, SQLITE_LIMIT_LENGTH, -1),
-                     sqlite3_limit(h, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, -1)};
+    int limits[7];
+    engine_limits(h, limits);
     if (memcmp(limits, the_suite->base_limits, sizeof limits) != 0)
         case_fail(cc, "the handle's engine limits were not restored");
     /* No allowlist or time limit left behind: an unlisted function runs. */
@@ -560,11 +570,8 @@ static int suite_setup(void **state)
         free(s);
         return -1;
     }
-    sqlite3 *h = store_native_handle(s->query);
-    s->base_limits[0] = sqlite3_limit(h, SQLITE_LIMIT_VARIABLE_NUMBER, -1);
-    s->base_limits[1] = sqlite3_limit(h, SQLITE_LIMIT_ATTACHED, -1);
-    s->base_limits[2] = sqlite3_limit(h, SQLITE_LIMIT_LENGTH, -1);
-    s->base_limits[3] = sqlite3_limit(h, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, -1);
+    sqlite3 *h = sqlite_store_handle(s->query);
+    engine_limits(h, s->base_limits);
     s->settings = json_pack("{s:s}", "query.timeout_ms", SUITE_TIMEOUT_MS);
     the_suite = s;
     return 0;
@@ -599,7 +606,7 @@ static int capture_statement(unsigned type, void *ctx, void *p, void *x)
 static void test_comment_tag(void **state)
 {
     (void)state;
-    sqlite3 *h = store_native_handle(the_suite->query);
+    sqlite3 *h = sqlite_store_handle(the_suite->query);
     sqlite3_trace_v2(h, SQLITE_TRACE_STMT, capture_statement, NULL);
     tool_handler_fn fn = tools_builtin_find("execute_query");
     tool_env env;

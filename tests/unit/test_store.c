@@ -1,0 +1,258 @@
+/*
+ * test_store.c — the engine-neutral corners of store.h, through store.h
+ * only: constraint violations as distinct codes, whether a statement only
+ * reads, why the guard of a read-only handle refuses a statement, the
+ * database's identity, column kinds and the query budget.
+ *
+ * Each test gets a fresh database file in its own directory under $TMPDIR
+ * (default /tmp) with a small schema, a read-write handle and a read-only
+ * (guarded) handle on it; both are closed and the files removed afterwards.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+static const char schema_sql[] =
+    "CREATE TABLE owners (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE pets (id INTEGER PRIMARY KEY,"
+    " owner INTEGER REFERENCES owners (id),"
+    " legs INTEGER CHECK (legs BETWEEN 0 AND 8),"
+    " embedding VECTOR(2), photo BLOB);"
+    "CREATE TABLE dbmcp_secrets (v TEXT);"
+    "INSERT INTO owners (id, name) VALUES (1, 'Ada');"
+    "INSERT INTO pets (owner, legs, embedding, photo) VALUES (1, 4, zeroblob(8), zeroblob(8));";
+
+/* One test's database. */
+typedef struct fixture {
+    char dir[512];  /* mkdtemp directory holding the file */
+    char path[600]; /* the database file */
+    store *rw;      /* read-write handle */
+    store *ro;      /* read-only (guarded) handle */
+} fixture;
+
+static int fixture_setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (!f)
+        return -1;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(f->dir, sizeof f->dir, "%s/dbmcp-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->path, sizeof f->path, "%s/test.db", f->dir);
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    if (store_open(f->path, STORE_READWRITE | STORE_CREATE, &f->rw, &err) != 0 ||
+        store_exec(f->rw, schema_sql, &err) != 0 ||
+        store_open(f->path, STORE_READONLY, &f->ro, &err) != 0) {
+        print_error("fixture: %s\n", err.message);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int fixture_teardown(void **state)
+{
+    fixture *f = *state;
+    static const char *suffixes[] = {"", "-wal", "-shm", "-journal", NULL};
+    store_close(f->ro);
+    store_close(f->rw);
+    for (int i = 0; suffixes[i]; i++) {
+        char p[700];
+        snprintf(p, sizeof p, "%s%s", f->path, suffixes[i]);
+        unlink(p);
+    }
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+/* The code store_exec returns for sql, which must fail. */
+static int exec_code(store *db, const char *sql)
+{
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    int rc = store_exec(db, sql, &err);
+    assert_int_equal(err.code, rc);
+    return rc;
+}
+
+static void test_constraint_codes(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(exec_code(f->rw, "INSERT INTO owners (name) VALUES ('Ada')"),
+                     DBMCP_ECONSTRAINT_UNIQUE);
+    assert_int_equal(exec_code(f->rw, "INSERT INTO owners (id, name) VALUES (1, 'Bo')"),
+                     DBMCP_ECONSTRAINT_UNIQUE);
+    assert_int_equal(exec_code(f->rw, "INSERT INTO pets (owner, legs) VALUES (99, 4)"),
+                     DBMCP_ECONSTRAINT_FOREIGN_KEY);
+    assert_int_equal(exec_code(f->rw, "DELETE FROM owners WHERE id = 1"),
+                     DBMCP_ECONSTRAINT_FOREIGN_KEY);
+    assert_int_equal(exec_code(f->rw, "INSERT INTO pets (owner, legs) VALUES (1, 9)"),
+                     DBMCP_ECONSTRAINT_CHECK);
+    assert_int_equal(exec_code(f->rw, "INSERT INTO owners (name) VALUES (NULL)"),
+                     DBMCP_ECONSTRAINT_NOT_NULL);
+    assert_string_equal(dbmcp_code_name(DBMCP_ECONSTRAINT_UNIQUE), "unique_violation");
+
+    /* The same code from a prepared statement's step, with a safe public message. */
+    store_stmt *st = NULL;
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    assert_int_equal(store_prepare(f->rw, "INSERT INTO owners (name) VALUES (:n)", &st, &err), 0);
+    assert_int_equal(store_bind_text(st, ":n", "Ada"), 0);
+    assert_int_equal(store_step(st, &err), DBMCP_ECONSTRAINT_UNIQUE);
+    assert_null(strstr(err.public_message, "UNIQUE"));
+    store_finalize(st);
+}
+
+static int readonly_of(store *db, const char *sql)
+{
+    store_stmt *st = NULL;
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    assert_int_equal(store_prepare(db, sql, &st, &err), 0);
+    int readonly = -1;
+    assert_int_equal(store_stmt_is_readonly(st, &readonly, &err), 0);
+    store_finalize(st);
+    return readonly;
+}
+
+static void test_stmt_is_readonly(void **state)
+{
+    fixture *f = *state;
+    assert_int_equal(readonly_of(f->rw, "SELECT name FROM owners"), 1);
+    assert_int_equal(readonly_of(f->rw, "WITH o AS (SELECT 1) SELECT * FROM o"), 1);
+    assert_int_equal(readonly_of(f->rw, "UPDATE owners SET name = 'x'"), 0);
+    assert_int_equal(readonly_of(f->rw, "INSERT INTO owners (name) VALUES ('y') RETURNING id"), 0);
+    assert_int_equal(readonly_of(f->ro, "SELECT legs FROM pets"), 1);
+}
+
+/* The reason the guard of the read-only handle gives for sql ("" if none). */
+static const char *refusal(fixture *f, const char *sql, int want_refused)
+{
+    static char reason[200];
+    assert_int_equal(store_guard_explain(f->ro, sql, reason, sizeof reason), want_refused);
+    return reason;
+}
+
+static void test_guard_explain(void **state)
+{
+    fixture *f = *state;
+    assert_string_equal(refusal(f, "DELETE FROM pets", 1),
+                        "it writes to the database (table pets)");
+    assert_string_equal(refusal(f, "SELECT v FROM dbmcp_secrets", 1),
+                        "it reads the internal table dbmcp_secrets");
+    assert_string_equal(refusal(f, "PRAGMA user_version = 3", 1), "it uses PRAGMA user_version");
+    assert_string_equal(refusal(f, "BEGIN", 1), "it controls transactions");
+    assert_string_equal(refusal(f, "SELECT name FROM owners", 0), "");
+    /* A table-valued function reads its own bookkeeping: not a refusal. */
+    assert_string_equal(refusal(f, "SELECT value FROM json_each('[1]')", 0), "");
+    /* The handle itself still refuses and still reads afterwards. */
+    store_stmt *st = NULL;
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    assert_int_equal(store_prepare(f->ro, "DELETE FROM pets", &st, &err), DBMCP_EDENIED);
+    int64_t n = 0;
+    assert_int_equal(store_query_int(f->ro, "SELECT count(*) FROM pets", 0, &n, &err), 0);
+    assert_int_equal(n, 1);
+    /* A read-write handle has no guard to explain. */
+    char reason[64] = "x";
+    assert_int_equal(store_guard_explain(f->rw, "DELETE FROM pets", reason, sizeof reason), 0);
+    assert_string_equal(reason, "");
+}
+
+static void test_identity(void **state)
+{
+    fixture *f = *state;
+    const char *rw = store_identity(f->rw), *ro = store_identity(f->ro);
+    assert_non_null(strstr(rw, "test.db"));
+    assert_string_equal(rw, ro);
+    store *mem = NULL;
+    dbmcp_error err;
+    assert_int_equal(store_open(":memory:", STORE_READWRITE, &mem, &err), 0);
+    assert_string_equal(store_identity(mem), "");
+    store_close(mem);
+}
+
+static void test_column_kind(void **state)
+{
+    fixture *f = *state;
+    store_stmt *st = NULL;
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    assert_int_equal(
+        store_prepare(f->ro, "SELECT embedding, photo, legs, embedding || '' FROM pets", &st, &err),
+        0);
+    assert_int_equal(store_column_kind(st, 0), STORE_KIND_VECTOR);
+    assert_int_equal(store_column_kind(st, 1), STORE_KIND_PLAIN);
+    assert_int_equal(store_column_kind(st, 2), STORE_KIND_PLAIN);
+    assert_int_equal(store_column_kind(st, 3), STORE_KIND_PLAIN);
+    store_finalize(st);
+}
+
+/* store_query_int on the read-only handle: its code. */
+static int ro_query(fixture *f, const char *sql)
+{
+    int64_t n = 0;
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    return store_query_int(f->ro, sql, 0, &n, &err);
+}
+
+static void test_query_budget(void **state)
+{
+    fixture *f = *state;
+    const char *big = "SELECT length(zeroblob(100000))";
+    const char *like = "SELECT count(*) FROM owners WHERE name LIKE '%abcdefgh%'";
+    char deep[1000] = "SELECT 1"; /* an expression 300 deep: past the fixed bound */
+    for (int i = 0; i < 299; i++)
+        strcat(deep, "+1");
+    assert_int_equal(ro_query(f, big), 0);
+    assert_int_equal(ro_query(f, like), 0);
+    assert_int_equal(ro_query(f, deep), 0);
+    store_query_budget budget = {.value_bytes = 4096, .sql_bytes = 100000, .pattern_bytes = 4};
+    store_set_query_budget(f->ro, &budget);
+    assert_int_equal(ro_query(f, big), DBMCP_ETOOBIG);
+    assert_int_not_equal(ro_query(f, like), 0);
+    assert_int_not_equal(ro_query(f, deep), 0);
+    /* Fields <= 0 set no bound of their own. */
+    store_query_budget unbounded = {0, 0, 0};
+    store_set_query_budget(f->ro, &unbounded);
+    assert_int_equal(ro_query(f, big), 0);
+    assert_int_equal(ro_query(f, like), 0);
+    assert_int_not_equal(ro_query(f, deep), 0); /* the fixed bounds stay */
+    /* Lifted: as opened. */
+    store_set_query_budget(f->ro, &budget);
+    store_set_query_budget(f->ro, NULL);
+    assert_int_equal(ro_query(f, big), 0);
+    assert_int_equal(ro_query(f, like), 0);
+    assert_int_equal(ro_query(f, deep), 0);
+    store_set_query_budget(f->ro, NULL); /* twice is harmless */
+    assert_int_equal(ro_query(f, big), 0);
+}
+
+#define STORE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        STORE_TEST(test_constraint_codes), STORE_TEST(test_stmt_is_readonly),
+        STORE_TEST(test_guard_explain),    STORE_TEST(test_identity),
+        STORE_TEST(test_column_kind),      STORE_TEST(test_query_budget),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/dialect.h"
 #include "store/registry_internal.h"
 #include "store/search_index.h"
 
@@ -175,16 +176,12 @@ int docs_document_find(store *db, const char *collection, const char *slug, int6
 
 int docs_document_clear(store *db, int64_t id, dbmcp_error *err)
 {
-    /* Contentless FTS: the rows are deleted with the values they were
-     * indexed with, read back from the chunks and their document before the chunks go. */
+    /* The index forgets the chunks while they can still be read (a
+     * contentless FTS5 row is deleted with the values it was indexed with). */
+    char sql[512];
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_chunks_fts (dbmcp_chunks_fts, rowid, text, heading,"
-                           " title) SELECT 'delete', c.id, c.text, c.heading, d.title"
-                           " FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id"
-                           " WHERE c.document_id = :d",
-                           &st, err);
-    if (rc)
+    int rc = dialect_format(db, DIALECT_CHUNKS_FTS_UNINDEX, sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":d", id);
     if ((rc = run_done(st, err)))
@@ -314,14 +311,10 @@ int docs_document_index(store *db, int64_t doc, dbmcp_error *err)
     /* One statement for all rows: FTS5 flushes its pending terms into a new
      * segment at every statement savepoint, so row-by-row inserts between
      * other writes would build one tiny segment per chunk. */
+    char sql[512];
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_chunks_fts (rowid, text, heading, title)"
-                           " SELECT c.id, c.text, c.heading, d.title FROM dbmcp_chunks c"
-                           " JOIN dbmcp_documents d ON d.id = c.document_id"
-                           " WHERE c.document_id = :d ORDER BY c.id",
-                           &st, err);
-    if (rc)
+    int rc = dialect_format(db, DIALECT_CHUNKS_FTS_INDEX, sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":d", doc);
     return run_done(st, err);
@@ -413,8 +406,8 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
 int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, int64_t chunk_id),
                        void *ctx, dbmcp_error *err)
 {
-    /* Metadata conditions: up to 8 key/value pairs as :k1/:v1 … (json_each
-     * matches any key text, so no key becomes a JSON path). */
+    /* Metadata conditions: up to 8 key/value pairs as :k1/:v1 … (bound as
+     * values: no key ever becomes a JSON path). */
     enum { MAX_META = 8 };
     if (f->n_meta > MAX_META)
         return dbmcp_error_set(err, DBMCP_EINVAL, "at most %d metadata filters", MAX_META);
@@ -425,14 +418,18 @@ int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, in
         " JOIN dbmcp_resources r ON r.uri = d.uri AND r.enabled = 1"
         " WHERE (:coll IS NULL OR d.collection = :coll) AND (:lang IS NULL OR d.language = :lang)"
         " AND" EXPOSED_BY_IFACE("d.uri"));
-    for (size_t i = 0; i < f->n_meta; i++)
-        len += (size_t)snprintf(sql + len, sizeof sql - len,
-                                " AND EXISTS (SELECT 1 FROM json_each(d.metadata) m"
-                                " WHERE m.key = :k%zu AND m.type = 'text' AND m.value = :v%zu)",
-                                i, i);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < f->n_meta; i++) {
+        char k[32], v[32];
+        snprintf(k, sizeof k, ":k%zu", i);
+        snprintf(v, sizeof v, ":v%zu", i);
+        len += (size_t)snprintf(sql + len, sizeof sql - len, " AND ");
+        rc = dialect_format(db, DIALECT_JSON_HAS_TEXT, sql + len, sizeof sql - len, err,
+                            "d.metadata", k, v);
+        len += strlen(sql + len);
+    }
     store_stmt *st;
-    int rc = store_prepare(db, sql, &st, err);
-    if (rc)
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_text(st, ":coll", f->collection);
     store_bind_text(st, ":lang", f->language);

@@ -1,9 +1,10 @@
 /*
  * memory_store.c — the SQL of agent memory's items, sessions, messages,
  * episodes, knowledge versions, links, log and settings (see
- * memory_store.h). Every statement binds :u and :a, the scope. The FTS5
- * table is external-content: this file inserts and deletes its rows in the
- * same transaction as the items it mirrors.
+ * memory_store.h). Every statement binds :u and :a, the scope. The
+ * full-text index (FTS5, external-content, on SQLite; statements from
+ * dialect.h) gets its rows inserted and deleted in the same transaction as
+ * the items it mirrors.
  */
 #include "store/memory_store.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/dialect.h"
 #include "store/memory_store_internal.h"
 #include "store/search_index.h"
 
@@ -102,8 +104,9 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
     store_bind_text(st, ":now", now);
     if ((rc = mstore_one_int(st, item_id, err)))
         return rc == DBMCP_ENOTFOUND ? DBMCP_ESTORE : rc;
-    if ((rc = store_prepare(db, "INSERT INTO dbmcp_mem_fts (rowid, text) VALUES (:id, :text)", &st,
-                            err)))
+    char sql[256];
+    if ((rc = dialect_format(db, DIALECT_MEMORY_FTS_INDEX, sql, sizeof sql, err)) ||
+        (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":id", *item_id);
     store_bind_text(st, ":text", text);
@@ -129,13 +132,10 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
 int mstore_items_drop_orphans(store *db, const char *u, const char *a, int64_t *dropped,
                               dbmcp_error *err)
 {
+    char sql[1024];
     store_stmt *st;
-    int rc = mstore_prepare_scoped(
-        db,
-        "INSERT INTO dbmcp_mem_fts (dbmcp_mem_fts, rowid, text)"
-        " SELECT 'delete', i.id, i.text FROM dbmcp_mem_items i WHERE" ORPHAN_WHERE,
-        u, a, &st, err);
-    if (rc || (rc = mstore_run(st, err)))
+    int rc = dialect_format(db, DIALECT_MEMORY_FTS_UNINDEX, sql, sizeof sql, err, ORPHAN_WHERE);
+    if (rc || (rc = mstore_prepare_scoped(db, sql, u, a, &st, err)) || (rc = mstore_run(st, err)))
         return rc;
     if ((rc = mstore_prepare_scoped(db, "DELETE FROM dbmcp_mem_items AS i WHERE" ORPHAN_WHERE, u, a,
                                     &st, err)) ||

@@ -4,10 +4,12 @@
  */
 #include "store/registry.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/jsonutil.h"
+#include "store/dialect.h"
 #include "store/registry_internal.h"
 
 /* --- column helpers (shared with registry_admin.c via registry_internal.h) - */
@@ -69,6 +71,19 @@ int registry_collect_rows(store *db, const char *sql, const char *iface, registr
     if (iface)
         store_bind_text(st, ":iface", iface);
     return registry_collect_stmt(st, fill, elem_size, out, n, err);
+}
+
+int registry_resource_sql(store *db, const char *fmt, char *buf, size_t size, dbmcp_error *err)
+{
+    char bytes[64];
+    int rc = dialect_format(db, DIALECT_TEXT_BYTES, bytes, sizeof bytes, err, "r.content_text");
+    if (rc)
+        return rc;
+    int n = snprintf(buf, size, fmt, bytes);
+    if (n < 0 || (size_t)n >= size)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "resource statement too long");
+    return 0;
 }
 
 /* --- free ---------------------------------------------------------------- */
@@ -278,27 +293,35 @@ void registry_fill_resource_meta(store_stmt *st, void *slot)
 int reg_resources_for_interface(store *db, const char *iface, reg_resource **out, size_t *n,
                                 dbmcp_error *err)
 {
-    return registry_collect_rows(
+    char sql[1024];
+    *out = NULL;
+    *n = 0;
+    int rc = registry_resource_sql(
         db,
         "SELECT " RESOURCE_META_COLUMNS " FROM dbmcp_resources r"
         " WHERE r.enabled = 1 AND" EXPOSED_BY_IFACE("r.uri") " ORDER BY r.uri",
-        iface, registry_fill_resource_meta, sizeof(reg_resource), (void **)out, n, err);
+        sql, sizeof sql, err);
+    if (rc)
+        return rc;
+    return registry_collect_rows(db, sql, iface, registry_fill_resource_meta, sizeof(reg_resource),
+                                 (void **)out, n, err);
 }
 
 int reg_resource_read(store *db, const char *iface, const char *uri, reg_resource *out,
                       dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
+    char sql[1024];
     store_stmt *st;
-    int rc =
-        store_prepare(db,
-                      iface ? "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
-                              " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1"
-                              " AND" EXPOSED_BY_IFACE("r.uri")
-                            : "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
-                              " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1",
-                      &st, err);
-    if (rc)
+    int rc = registry_resource_sql(
+        db,
+        iface ? "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
+                " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1"
+                " AND" EXPOSED_BY_IFACE("r.uri")
+              : "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
+                " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1",
+        sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_text(st, ":uri", uri);
     if (iface)

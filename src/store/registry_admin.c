@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/jsonutil.h"
+#include "store/dialect.h"
 #include "store/registry_internal.h"
 
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
@@ -157,9 +158,16 @@ int reg_prompt_list_all(store *db, reg_prompt **out, size_t *n, dbmcp_error *err
 
 int reg_resource_list_all(store *db, reg_resource **out, size_t *n, dbmcp_error *err)
 {
-    return registry_collect_rows(
-        db, "SELECT " RESOURCE_META_COLUMNS " FROM dbmcp_resources r ORDER BY r.uri", NULL,
-        registry_fill_resource_meta, sizeof(reg_resource), (void **)out, n, err);
+    char sql[512];
+    *out = NULL;
+    *n = 0;
+    int rc = registry_resource_sql(
+        db, "SELECT " RESOURCE_META_COLUMNS " FROM dbmcp_resources r ORDER BY r.uri", sql,
+        sizeof sql, err);
+    if (rc)
+        return rc;
+    return registry_collect_rows(db, sql, NULL, registry_fill_resource_meta, sizeof(reg_resource),
+                                 (void **)out, n, err);
 }
 
 int reg_template_list_all(store *db, reg_template **out, size_t *n, dbmcp_error *err)
@@ -217,10 +225,13 @@ static void fill_resource_full(store_stmt *st, void *slot)
 int reg_resource_get(store *db, const char *uri, reg_resource *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = get_one(db, REG_RESOURCE,
-                     "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
-                     " FROM dbmcp_resources r WHERE r.uri = :key",
-                     uri, fill_resource_full, out, err);
+    char sql[512];
+    int rc = registry_resource_sql(db,
+                                   "SELECT " RESOURCE_META_COLUMNS ", r.content_text,"
+                                   " r.content_blob FROM dbmcp_resources r WHERE r.uri = :key",
+                                   sql, sizeof sql, err);
+    if (!rc)
+        rc = get_one(db, REG_RESOURCE, sql, uri, fill_resource_full, out, err);
     if (!rc && !out->text && !out->blob) {
         reg_resource_free(out);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
@@ -307,14 +318,15 @@ static int memberships_replace(store *db, const kind_desc *k, const char *key,
     json_decref(list);
     if (!list_text)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "DELETE FROM %s WHERE %s = :key AND interface NOT IN"
-             " (SELECT value FROM json_each(:list))",
-             k->member_table, k->member_column);
-    const char *del_names[] = {":key", ":list"};
-    const char *del_values[] = {key, list_text};
-    int rc = registry_exec_bound(db, sql, del_names, del_values, 2, err);
+    char listed[128], sql[512];
+    int rc = dialect_format(db, DIALECT_JSON_ARRAY_TEXTS, listed, sizeof listed, err, ":list");
+    if (!rc) {
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s = :key AND interface NOT IN (%s)",
+                 k->member_table, k->member_column, listed);
+        const char *del_names[] = {":key", ":list"};
+        const char *del_values[] = {key, list_text};
+        rc = registry_exec_bound(db, sql, del_names, del_values, 2, err);
+    }
     free(list_text);
     if (k->member_position)
         snprintf(sql, sizeof sql,

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/dialect.h"
+
 /* Table names come from the caller's constants, but a wrong one must never
  * become SQL: [a-z0-9_] only. */
 static int check_name(const char *name, dbmcp_error *err)
@@ -72,8 +74,8 @@ int search_index_keyword(store *db, const char *fts_table, const char *match,
     if (rc)
         return rc;
     char sql[256];
-    snprintf(sql, sizeof sql, "SELECT rowid, bm25(%s) FROM %s WHERE %s MATCH :q ORDER BY 2",
-             fts_table, fts_table, fts_table);
+    if ((rc = dialect_format(db, DIALECT_FTS_KEYWORD_SEARCH, sql, sizeof sql, err, fts_table)))
+        return rc;
     store_stmt *st;
     if ((rc = store_prepare(db, sql, &st, err)))
         return rc;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "store/dialect.h"
 #include "store/registry_internal.h"
 #include "store/search_index.h"
@@ -82,16 +83,20 @@ int docs_collection_ensure(store *db, const char *name, const char *iface, dbmcp
 {
     store_stmt *st;
     int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_collections (name, interface) VALUES (:n, :i)"
+                           "INSERT INTO dbmcp_collections (name, interface, created_at,"
+                           " updated_at) VALUES (:n, :i, :now, :now)"
                            " ON CONFLICT (name) DO UPDATE SET"
                            " interface = coalesce(excluded.interface, interface),"
                            " updated_at = CASE WHEN excluded.interface IS NULL THEN updated_at"
-                           " ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END",
+                           " ELSE excluded.updated_at END",
                            &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
     store_bind_text(st, ":n", name);
     store_bind_text(st, ":i", iface);
+    store_bind_text(st, ":now", now);
     rc = store_step(st, err);
     store_finalize(st);
     if (rc < 0) {
@@ -120,10 +125,13 @@ int docs_collection_set_model(store *db, const char *name, const char *model, in
     store_stmt *st;
     int rc = store_prepare(db,
                            "UPDATE dbmcp_collections SET embed_model = :m, embed_dim = :d,"
-                           " updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE name = :n",
+                           " updated_at = :now WHERE name = :n",
                            &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
     store_bind_text(st, ":m", model);
     store_bind_int(st, ":d", dim);
     store_bind_text(st, ":n", name);
@@ -200,17 +208,19 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
     int rc = store_prepare(
         db,
         "INSERT INTO dbmcp_documents (collection, slug, uri, title, source, language, mime_type,"
-        " metadata, content_hash, content, bytes)"
-        " VALUES (:c, :s, :u, :t, :src, :l, :m, :meta, :h, :content, :b)"
+        " metadata, content_hash, content, bytes, created_at, updated_at)"
+        " VALUES (:c, :s, :u, :t, :src, :l, :m, :meta, :h, :content, :b, :now, :now)"
         " ON CONFLICT (collection, slug) DO UPDATE SET uri = excluded.uri, title = excluded.title,"
         " source = excluded.source, language = excluded.language,"
         " mime_type = excluded.mime_type, metadata = excluded.metadata,"
         " content_hash = excluded.content_hash, content = excluded.content,"
-        " bytes = excluded.bytes, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-        " RETURNING id",
+        " bytes = excluded.bytes, updated_at = excluded.updated_at RETURNING id",
         &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
     store_bind_text(st, ":c", d->collection);
     store_bind_text(st, ":s", d->slug);
     store_bind_text(st, ":u", d->uri);
@@ -381,11 +391,12 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
     store_stmt *st;
     int rc = store_prepare(
         db,
-        "INSERT INTO dbmcp_resources (uri, name, title, description, mime_type, content_text)"
-        " VALUES (:u, :n, :t, :d, :m, :x) ON CONFLICT (uri) DO UPDATE SET"
+        "INSERT INTO dbmcp_resources (uri, name, title, description, mime_type, content_text,"
+        " created_at, updated_at) VALUES (:u, :n, :t, :d, :m, :x, :now, :now)"
+        " ON CONFLICT (uri) DO UPDATE SET"
         " title = excluded.title, description = coalesce(description, excluded.description),"
         " mime_type = excluded.mime_type, content_text = excluded.content_text,"
-        " content_blob = NULL, enabled = 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+        " content_blob = NULL, enabled = 1, updated_at = excluded.updated_at"
         " WHERE (title, description, mime_type, content_text, enabled)"
         " IS NOT (excluded.title, coalesce(description, excluded.description),"
         " excluded.mime_type, excluded.content_text, 1)",
@@ -398,6 +409,9 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
     store_bind_text(st, ":d", description);
     store_bind_text(st, ":m", mime_type);
     store_bind_text(st, ":x", text);
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
     return run_done(st, err);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "store/dialect.h"
 #include "store/memory_store_internal.h"
 #include "store/search_index.h"
@@ -168,7 +169,7 @@ int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
 {
     char age[128], sql[4096];
     int rc =
-        dialect_format(db, DIALECT_SECONDS_BETWEEN, age, sizeof age, err, "'now'", "r.ref_time");
+        dialect_format(db, DIALECT_SECONDS_BETWEEN, age, sizeof age, err, ":now", "r.ref_time");
     if (rc)
         return rc;
     snprintf(sql, sizeof sql, item_detail_sql, age);
@@ -180,6 +181,9 @@ int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
     store_bind_text(st, ":asof", filter ? filter->as_of : NULL);
     store_bind_text(st, ":from", filter ? filter->from : NULL);
     store_bind_text(st, ":to", filter ? filter->to : NULL);
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
     int rows = 0;
     if ((rc = mstore_each(st, fn, ctx, &rows, err)))
         return rc;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "store/assets.h"
 #include "store/dialect.h"
 
@@ -77,10 +78,15 @@ static int apply_one(store *db, const migration *m, dbmcp_error *err)
     if (!rc) {
         store_stmt *st;
         rc = store_prepare(
-            db, "INSERT INTO dbmcp_schema_migrations (version, name) VALUES (:v, :n)", &st, err);
+            db,
+            "INSERT INTO dbmcp_schema_migrations (version, name, applied_at) VALUES (:v, :n, :now)",
+            &st, err);
         if (!rc) {
+            char now[32];
+            ids_now_iso(now);
             store_bind_int(st, ":v", m->version);
             store_bind_text(st, ":n", m->name);
+            store_bind_text(st, ":now", now);
             rc = store_step(st, err) < 0 ? err->code : 0;
             store_finalize(st);
         }

@@ -1,7 +1,8 @@
 /*
  * plans_store.c — the SQL of the orchestrator's tables (see plans_store.h).
  * Every statement is fixed text with :named parameters on the catalog
- * connection.
+ * connection; the times it records are bound from the C clock
+ * (ids_now_iso), never left to an engine's column default.
  */
 #include "store/plans_store.h"
 
@@ -195,12 +196,14 @@ int plans_store_run_start(store *db, const plans_run_row *row, dbmcp_error *err)
     store_stmt *st = NULL;
     int rc = store_prepare(db,
                            "INSERT INTO dbmcp_runs (id, session_id, plan, selection, principal,"
-                           " interface, user_id, agent_id, question, analysis) VALUES (:id,"
-                           " :session, :plan, :selection, :principal, :interface, :user, :agent,"
-                           " :question, :analysis)",
+                           " interface, user_id, agent_id, question, analysis, started_at)"
+                           " VALUES (:id, :session, :plan, :selection, :principal, :interface,"
+                           " :user, :agent, :question, :analysis, :now)",
                            &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
     store_bind_text(st, ":id", row->id);
     store_bind_text(st, ":session", row->session_id);
     store_bind_text(st, ":plan", row->plan);
@@ -211,6 +214,7 @@ int plans_store_run_start(store *db, const plans_run_row *row, dbmcp_error *err)
     store_bind_text(st, ":agent", row->agent_id);
     store_bind_text(st, ":question", row->question);
     store_bind_text(st, ":analysis", row->analysis);
+    store_bind_text(st, ":now", now);
     return exec_bound(st, err);
 }
 
@@ -222,10 +226,12 @@ int plans_store_run_finish(store *db, const char *run_id, const plans_run_end *e
         db,
         "UPDATE dbmcp_runs SET status = :status, status_detail = :detail, answer = :answer,"
         " llm_calls = :llm, tool_calls = :tools, tokens_in = :tin, tokens_out = :tout,"
-        " ended_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = :id",
+        " ended_at = :now WHERE id = :id",
         &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
     store_bind_text(st, ":status", end->status);
     store_bind_text(st, ":detail", end->detail);
     store_bind_text(st, ":answer", end->answer);
@@ -233,6 +239,7 @@ int plans_store_run_finish(store *db, const char *run_id, const plans_run_end *e
     store_bind_int(st, ":tools", end->tool_calls);
     store_bind_int(st, ":tin", end->tokens_in);
     store_bind_int(st, ":tout", end->tokens_out);
+    store_bind_text(st, ":now", now);
     store_bind_text(st, ":id", run_id);
     return exec_bound(st, err);
 }
@@ -244,12 +251,13 @@ static void copy_field(char *dst, size_t size, const char *src)
     snprintf(dst, size, "%s", src ? src : "");
 }
 
-static int audit_llm_row(store *db, const plans_llm_call_row *row, dbmcp_error *err)
+static int audit_llm_row(store *db, const plans_llm_call_row *row, const char *now,
+                         dbmcp_error *err)
 {
     reg_audit_row a;
     memset(&a, 0, sizeof a);
     copy_field(a.call_id, sizeof a.call_id, row->call_id);
-    ids_now_iso(a.ts);
+    copy_field(a.ts, sizeof a.ts, now);
     copy_field(a.principal, sizeof a.principal, row->principal);
     copy_field(a.interface, sizeof a.interface, row->interface);
     copy_field(a.user_id, sizeof a.user_id, row->user_id);
@@ -276,7 +284,9 @@ static int audit_llm_row(store *db, const plans_llm_call_row *row, dbmcp_error *
 
 int plans_store_llm_call(store *db, const plans_llm_call_row *row, dbmcp_error *err)
 {
-    int rc = audit_llm_row(db, row, err);
+    char now[32];
+    ids_now_iso(now);
+    int rc = audit_llm_row(db, row, now, err);
     if (rc)
         return rc;
     store_stmt *st = NULL;
@@ -284,9 +294,9 @@ int plans_store_llm_call(store *db, const plans_llm_call_row *row, dbmcp_error *
         db,
         "INSERT INTO dbmcp_llm_calls (call_id, run_id, step_no, iteration, purpose,"
         " provider, model, tokens_in, tokens_out, latency_ms, attempts, finish_reason,"
-        " repaired, error_class) VALUES (:call_id, :run, :step, :iter, :purpose,"
+        " repaired, error_class, ts) VALUES (:call_id, :run, :step, :iter, :purpose,"
         " :provider, :model, :tin, :tout, :latency, :attempts, :finish, :repaired,"
-        " :class)",
+        " :class, :now)",
         &st, err);
     if (rc)
         return rc;
@@ -310,5 +320,6 @@ int plans_store_llm_call(store *db, const plans_llm_call_row *row, dbmcp_error *
     store_bind_text(st, ":finish", row->finish_reason);
     store_bind_int(st, ":repaired", row->repaired ? 1 : 0);
     store_bind_text(st, ":class", row->error_class);
+    store_bind_text(st, ":now", now);
     return exec_bound(st, err);
 }

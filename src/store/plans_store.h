@@ -11,7 +11,9 @@
  * (copy what you keep). A callback returns 0 to go on, or a negative
  * dbmcp_code to stop the scan, which then returns that code.
  *
- * Writes take their values from the caller's structs and keep none of them.
+ * Writes take their values from the caller's structs and keep none of them;
+ * the times they record (started_at, ended_at, ts) are bound from the C
+ * clock as UTC ISO-8601 text with milliseconds, like the schema's defaults.
  */
 #ifndef DBMCP_STORE_PLANS_STORE_H
 #define DBMCP_STORE_PLANS_STORE_H

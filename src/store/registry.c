@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "core/jsonutil.h"
 #include "store/dialect.h"
 #include "store/registry_internal.h"
@@ -444,20 +445,23 @@ int reg_api_key_insert(store *db, const reg_api_key *k, dbmcp_error *err)
     int rc = store_begin(db, err);
     if (rc)
         return rc;
-    const char *pn[] = {":p"};
-    const char *pv[] = {k->principal};
-    rc = registry_exec_bound(
-        db, "INSERT INTO dbmcp_principals (name) VALUES (:p) ON CONFLICT DO NOTHING", pn, pv, 1,
-        err);
+    char now[32];
+    ids_now_iso(now);
+    const char *pn[] = {":p", ":now"};
+    const char *pv[] = {k->principal, now};
+    rc = registry_exec_bound(db,
+                             "INSERT INTO dbmcp_principals (name, created_at) VALUES (:p, :now)"
+                             " ON CONFLICT DO NOTHING",
+                             pn, pv, 2, err);
     if (!rc) {
-        const char *names[] = {":id", ":p", ":h", ":i", ":u", ":a", ":d"};
+        const char *names[] = {":id", ":p", ":h", ":i", ":u", ":a", ":d", ":now"};
         const char *values[] = {k->id,      k->principal, k->secret_hash, k->interface,
-                                k->user_id, k->agent_id,  k->description};
+                                k->user_id, k->agent_id,  k->description, now};
         rc = registry_exec_bound(
             db,
-            "INSERT INTO dbmcp_api_keys (id, principal, secret_hash, interface,"
-            " user_id, agent_id, description) VALUES (:id, :p, :h, :i, :u, :a, :d)",
-            names, values, 7, err);
+            "INSERT INTO dbmcp_api_keys (id, principal, secret_hash, interface, user_id,"
+            " agent_id, description, created_at) VALUES (:id, :p, :h, :i, :u, :a, :d, :now)",
+            names, values, 8, err);
     }
     if (!rc)
         rc = store_commit(db, err);
@@ -514,13 +518,14 @@ int reg_api_key_list(store *db, reg_api_key **out, size_t *n, dbmcp_error *err)
 
 int reg_api_key_revoke(store *db, const char *id, dbmcp_error *err)
 {
-    const char *names[] = {":id"};
-    const char *values[] = {id};
-    int rc =
-        registry_exec_bound(db,
-                            "UPDATE dbmcp_api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ',"
-                            " 'now') WHERE id = :id AND revoked_at IS NULL",
-                            names, values, 1, err);
+    char now[32];
+    ids_now_iso(now);
+    const char *names[] = {":id", ":now"};
+    const char *values[] = {id, now};
+    int rc = registry_exec_bound(db,
+                                 "UPDATE dbmcp_api_keys SET revoked_at = :now"
+                                 " WHERE id = :id AND revoked_at IS NULL",
+                                 names, values, 2, err);
     if (rc)
         return rc;
     if (store_changes(db) == 0)
@@ -531,13 +536,12 @@ int reg_api_key_revoke(store *db, const char *id, dbmcp_error *err)
 void reg_api_key_touch(store *db, const char *id)
 {
     dbmcp_error err;
-    const char *names[] = {":id"};
-    const char *values[] = {id};
-    registry_exec_bound(
-        db,
-        "UPDATE dbmcp_api_keys SET last_used_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-        " WHERE id = :id",
-        names, values, 1, &err);
+    char now[32];
+    ids_now_iso(now);
+    const char *names[] = {":id", ":now"};
+    const char *values[] = {id, now};
+    registry_exec_bound(db, "UPDATE dbmcp_api_keys SET last_used_at = :now WHERE id = :id", names,
+                        values, 2, &err);
 }
 
 /* --- audit ---------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "store/registry_internal.h"
 
 /* The display label of concept <idcol> in :lang: pref labels first, then
@@ -149,8 +150,9 @@ int thesaurus_writer_open(store *db, const char *name, const char *uri, const ch
     }
     if (!rc)
         rc = store_prepare(db,
-                           "INSERT INTO dbmcp_thesaurus_schemes (name, uri, title, source, format)"
-                           " VALUES (:name, :uri, :title, :source, :format) RETURNING id",
+                           "INSERT INTO dbmcp_thesaurus_schemes (name, uri, title, source, format,"
+                           " imported_at) VALUES (:name, :uri, :title, :source, :format, :now)"
+                           " RETURNING id",
                            &st, err);
     if (!rc) {
         store_bind_text(st, ":name", name);
@@ -158,6 +160,9 @@ int thesaurus_writer_open(store *db, const char *name, const char *uri, const ch
         store_bind_text(st, ":title", title ? title : "");
         store_bind_text(st, ":source", source ? source : "");
         store_bind_text(st, ":format", format);
+        char now[32];
+        ids_now_iso(now);
+        store_bind_text(st, ":now", now);
         rc = store_step(st, err);
         if (rc == STORE_ROW) {
             w->scheme = store_column_int(st, 0);

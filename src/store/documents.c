@@ -86,9 +86,9 @@ int docs_collection_ensure(store *db, const char *name, const char *iface, dbmcp
                            "INSERT INTO dbmcp_collections (name, interface, created_at,"
                            " updated_at) VALUES (:n, :i, :now, :now)"
                            " ON CONFLICT (name) DO UPDATE SET"
-                           " interface = coalesce(excluded.interface, interface),"
-                           " updated_at = CASE WHEN excluded.interface IS NULL THEN updated_at"
-                           " ELSE excluded.updated_at END",
+                           " interface = coalesce(excluded.interface, dbmcp_collections.interface),"
+                           " updated_at = CASE WHEN excluded.interface IS NULL"
+                           " THEN dbmcp_collections.updated_at ELSE excluded.updated_at END",
                            &st, err);
     if (rc)
         return rc;
@@ -146,7 +146,7 @@ int docs_collection_set_chunking(store *db, const char *name, const char *strate
                            "UPDATE dbmcp_collections SET chunk_strategy = :s,"
                            " chunk_max_tokens = :m, chunk_overlap = :o WHERE name = :n"
                            " AND (chunk_strategy, chunk_max_tokens, chunk_overlap)"
-                           " IS NOT (:s, :m, :o)",
+                           " IS DISTINCT FROM (:s, :m, :o)",
                            &st, err);
     if (rc)
         return rc;
@@ -246,7 +246,7 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
 
 struct doc_chunk_writer {
     store_stmt *chunk; /* INSERT INTO dbmcp_chunks … RETURNING id */
-    store_stmt *vec;   /* INSERT OR REPLACE INTO dbmcp_chunk_vectors … */
+    store_stmt *vec;   /* INSERT INTO dbmcp_chunk_vectors … ON CONFLICT DO UPDATE */
 };
 
 int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err)
@@ -262,8 +262,9 @@ int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err)
                            &w->chunk, err);
     if (!rc)
         rc = store_prepare(db,
-                           "INSERT OR REPLACE INTO dbmcp_chunk_vectors (model, item_id, dim, vec)"
-                           " VALUES (:m, :i, :d, :v)",
+                           "INSERT INTO dbmcp_chunk_vectors (model, item_id, dim, vec)"
+                           " VALUES (:m, :i, :d, :v) ON CONFLICT (model, item_id)"
+                           " DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
                            &w->vec, err);
     if (rc) {
         docs_chunk_writer_close(w);
@@ -344,11 +345,12 @@ int docs_vectors_drop_other_models(store *db, const char *collection, const char
                                    dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "DELETE FROM dbmcp_chunk_vectors WHERE model IS NOT :k AND item_id IN"
-                           " (SELECT c.id FROM dbmcp_chunks c JOIN dbmcp_documents d"
-                           " ON d.id = c.document_id WHERE d.collection = :c)",
-                           &st, err);
+    int rc = store_prepare(
+        db,
+        "DELETE FROM dbmcp_chunk_vectors WHERE model IS DISTINCT FROM :k AND item_id IN"
+        " (SELECT c.id FROM dbmcp_chunks c JOIN dbmcp_documents d"
+        " ON d.id = c.document_id WHERE d.collection = :c)",
+        &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":k", keep);
@@ -394,11 +396,13 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
         "INSERT INTO dbmcp_resources (uri, name, title, description, mime_type, content_text,"
         " created_at, updated_at) VALUES (:u, :n, :t, :d, :m, :x, :now, :now)"
         " ON CONFLICT (uri) DO UPDATE SET"
-        " title = excluded.title, description = coalesce(description, excluded.description),"
+        " title = excluded.title,"
+        " description = coalesce(dbmcp_resources.description, excluded.description),"
         " mime_type = excluded.mime_type, content_text = excluded.content_text,"
         " content_blob = NULL, enabled = 1, updated_at = excluded.updated_at"
-        " WHERE (title, description, mime_type, content_text, enabled)"
-        " IS NOT (excluded.title, coalesce(description, excluded.description),"
+        " WHERE (dbmcp_resources.title, dbmcp_resources.description, dbmcp_resources.mime_type,"
+        " dbmcp_resources.content_text, dbmcp_resources.enabled) IS DISTINCT FROM"
+        " (excluded.title, coalesce(dbmcp_resources.description, excluded.description),"
         " excluded.mime_type, excluded.content_text, 1)",
         &st, err);
     if (rc)
@@ -430,7 +434,8 @@ int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, in
         sql, sizeof sql,
         "SELECT c.id FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id"
         " JOIN dbmcp_resources r ON r.uri = d.uri AND r.enabled = 1"
-        " WHERE (:coll IS NULL OR d.collection = :coll) AND (:lang IS NULL OR d.language = :lang)"
+        " WHERE (CAST(:coll AS TEXT) IS NULL OR d.collection = :coll)"
+        " AND (CAST(:lang AS TEXT) IS NULL OR d.language = :lang)"
         " AND" EXPOSED_BY_IFACE("d.uri"));
     int rc = 0;
     for (size_t i = 0; !rc && i < f->n_meta; i++) {

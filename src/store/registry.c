@@ -1,6 +1,8 @@
 /*
  * registry.c — read path of the registry, API keys, settings and audit
- * inserts on SQLite; see registry.h. Admin writes are in registry_admin.c.
+ * inserts; see registry.h. Admin writes are in registry_admin.c. The
+ * statements are ones SQLite and PostgreSQL both accept; the byte length
+ * of a resource's text comes from dialect.h.
  */
 #include "store/registry.h"
 
@@ -631,10 +633,10 @@ int reg_audit_list(store *db, const reg_audit_filter *f, reg_audit_row_fn fn, vo
                            "SELECT ts, call_id, principal, interface, client_name, model,"
                            " transport, method, target, status, error_class, duration_ms,"
                            " bytes_out FROM (SELECT * FROM dbmcp_audit"
-                           " WHERE (:since IS NULL OR ts >= :since)"
-                           " AND (:tool IS NULL OR target = :tool)"
-                           " AND (:status IS NULL OR status = :status)"
-                           " ORDER BY id DESC LIMIT :limit) ORDER BY ts, call_id",
+                           " WHERE (CAST(:since AS TEXT) IS NULL OR ts >= :since)"
+                           " AND (CAST(:tool AS TEXT) IS NULL OR target = :tool)"
+                           " AND (CAST(:status AS TEXT) IS NULL OR status = :status)"
+                           " ORDER BY id DESC LIMIT :limit) AS latest ORDER BY ts, call_id",
                            &st, err);
     if (rc)
         return rc;

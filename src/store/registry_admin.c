@@ -1,5 +1,5 @@
 /*
- * registry_admin.c — admin writes of the registry on SQLite: whole-catalog
+ * registry_admin.c — admin writes of the registry: whole-catalog
  * listings, single-row reads by key, inserts, updates, enable/disable and
  * removal of interfaces, tools, prompts, resources and resource templates,
  * with their interface memberships; and the check of handler SQL against a
@@ -284,8 +284,9 @@ int reg_memberships_get(store *db, reg_kind kind, const char *key, reg_names *di
         return rc;
     rc = collect_names(db,
                        "SELECT DISTINCT interface FROM dbmcp_interface_resources"
-                       " WHERE substr(uri, -1) = '*'"
-                       " AND substr(:key, 1, length(uri) - 1) = substr(uri, 1, length(uri) - 1)"
+                       " WHERE substr(uri, length(uri), 1) = '*'"
+                       " AND substr(CAST(:key AS TEXT), 1, length(uri) - 1) ="
+                       " substr(uri, 1, length(uri) - 1)"
                        " AND interface NOT IN (SELECT interface FROM dbmcp_interface_resources"
                        " WHERE uri = :key) ORDER BY interface",
                        key, by_pattern, err);

@@ -29,7 +29,7 @@
 #define EXPOSED_BY_IFACE(col)                                                                      \
     " EXISTS (SELECT 1 FROM dbmcp_interface_resources ir JOIN dbmcp_interfaces i"                  \
     " ON i.name = ir.interface AND i.enabled = 1 WHERE ir.interface = :iface AND (ir.uri = " col   \
-    " OR (substr(ir.uri, -1) = '*' AND substr(" col ", 1, length(ir.uri) - 1) ="                   \
+    " OR (substr(ir.uri, length(ir.uri), 1) = '*' AND substr(" col ", 1, length(ir.uri) - 1) ="    \
     " substr(ir.uri, 1, length(ir.uri) - 1))))"
 
 /* A malloc'd copy of column i, or NULL for SQL NULL. */

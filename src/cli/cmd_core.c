@@ -16,6 +16,7 @@
 #include "memory/compact.h"
 #include "memory/worker.h"
 #include "store/migrate.h"
+#include "store/registry.h"
 #include "transport/http.h"
 #include "transport/stdio.h"
 
@@ -43,9 +44,9 @@ static int run_init(cli_args *a)
             rc = store_seed(db, "conformance", &err);
     }
     if (!rc && cli_flag(a, "demo")) {
-        int64_t loaded = 0;
-        store_query_int(db, "SELECT count(*) FROM dbmcp_settings WHERE key = 'demo.loaded'", 0,
-                        &loaded, &err);
+        char *marker = reg_setting_get(db, "demo.loaded");
+        int loaded = marker != NULL;
+        free(marker);
         if (loaded)
             fprintf(stderr, "dbmcp: the demo data set is already loaded in %s\n", url);
         else

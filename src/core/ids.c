@@ -47,6 +47,15 @@ void ids_uuid(char out[37])
     out[o] = '\0';
 }
 
+uint64_t ids_random64(void)
+{
+    unsigned char b[16];
+    fast_random16(b);
+    uint64_t v;
+    memcpy(&v, b, sizeof v);
+    return v;
+}
+
 void ids_token(char *out, size_t len)
 {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";

@@ -13,6 +13,8 @@
 int ids_init(void);
 /* A random UUIDv4 string (36 chars + NUL) into out[37]. */
 void ids_uuid(char out[37]);
+/* A random 64-bit value from the same CSPRNG as the UUIDs. */
+uint64_t ids_random64(void);
 /* `len` random characters from [a-z0-9] plus NUL into out[len + 1]. */
 void ids_token(char *out, size_t len);
 /* Now as "2026-12-02T13:41:12.345Z" into out[32]. */

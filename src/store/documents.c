@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
+#include "store/dialect.h"
 #include "store/registry_internal.h"
 #include "store/search_index.h"
 
@@ -81,16 +83,20 @@ int docs_collection_ensure(store *db, const char *name, const char *iface, dbmcp
 {
     store_stmt *st;
     int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_collections (name, interface) VALUES (:n, :i)"
+                           "INSERT INTO dbmcp_collections (name, interface, created_at,"
+                           " updated_at) VALUES (:n, :i, :now, :now)"
                            " ON CONFLICT (name) DO UPDATE SET"
-                           " interface = coalesce(excluded.interface, interface),"
-                           " updated_at = CASE WHEN excluded.interface IS NULL THEN updated_at"
-                           " ELSE strftime('%Y-%m-%dT%H:%M:%fZ', 'now') END",
+                           " interface = coalesce(excluded.interface, dbmcp_collections.interface),"
+                           " updated_at = CASE WHEN excluded.interface IS NULL"
+                           " THEN dbmcp_collections.updated_at ELSE excluded.updated_at END",
                            &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
     store_bind_text(st, ":n", name);
     store_bind_text(st, ":i", iface);
+    store_bind_text(st, ":now", now);
     rc = store_step(st, err);
     store_finalize(st);
     if (rc < 0) {
@@ -119,10 +125,13 @@ int docs_collection_set_model(store *db, const char *name, const char *model, in
     store_stmt *st;
     int rc = store_prepare(db,
                            "UPDATE dbmcp_collections SET embed_model = :m, embed_dim = :d,"
-                           " updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE name = :n",
+                           " updated_at = :now WHERE name = :n",
                            &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
     store_bind_text(st, ":m", model);
     store_bind_int(st, ":d", dim);
     store_bind_text(st, ":n", name);
@@ -137,7 +146,7 @@ int docs_collection_set_chunking(store *db, const char *name, const char *strate
                            "UPDATE dbmcp_collections SET chunk_strategy = :s,"
                            " chunk_max_tokens = :m, chunk_overlap = :o WHERE name = :n"
                            " AND (chunk_strategy, chunk_max_tokens, chunk_overlap)"
-                           " IS NOT (:s, :m, :o)",
+                           " IS DISTINCT FROM (:s, :m, :o)",
                            &st, err);
     if (rc)
         return rc;
@@ -175,16 +184,12 @@ int docs_document_find(store *db, const char *collection, const char *slug, int6
 
 int docs_document_clear(store *db, int64_t id, dbmcp_error *err)
 {
-    /* Contentless FTS: the rows are deleted with the values they were
-     * indexed with, read back from the chunks and their document before the chunks go. */
+    /* The index forgets the chunks while they can still be read (a
+     * contentless FTS5 row is deleted with the values it was indexed with). */
+    char sql[512];
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_chunks_fts (dbmcp_chunks_fts, rowid, text, heading,"
-                           " title) SELECT 'delete', c.id, c.text, c.heading, d.title"
-                           " FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id"
-                           " WHERE c.document_id = :d",
-                           &st, err);
-    if (rc)
+    int rc = dialect_format(db, DIALECT_CHUNKS_FTS_UNINDEX, sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":d", id);
     if ((rc = run_done(st, err)))
@@ -203,17 +208,19 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
     int rc = store_prepare(
         db,
         "INSERT INTO dbmcp_documents (collection, slug, uri, title, source, language, mime_type,"
-        " metadata, content_hash, content, bytes)"
-        " VALUES (:c, :s, :u, :t, :src, :l, :m, :meta, :h, :content, :b)"
+        " metadata, content_hash, content, bytes, created_at, updated_at)"
+        " VALUES (:c, :s, :u, :t, :src, :l, :m, :meta, :h, :content, :b, :now, :now)"
         " ON CONFLICT (collection, slug) DO UPDATE SET uri = excluded.uri, title = excluded.title,"
         " source = excluded.source, language = excluded.language,"
         " mime_type = excluded.mime_type, metadata = excluded.metadata,"
         " content_hash = excluded.content_hash, content = excluded.content,"
-        " bytes = excluded.bytes, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-        " RETURNING id",
+        " bytes = excluded.bytes, updated_at = excluded.updated_at RETURNING id",
         &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
     store_bind_text(st, ":c", d->collection);
     store_bind_text(st, ":s", d->slug);
     store_bind_text(st, ":u", d->uri);
@@ -239,7 +246,7 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
 
 struct doc_chunk_writer {
     store_stmt *chunk; /* INSERT INTO dbmcp_chunks … RETURNING id */
-    store_stmt *vec;   /* INSERT OR REPLACE INTO dbmcp_chunk_vectors … */
+    store_stmt *vec;   /* INSERT INTO dbmcp_chunk_vectors … ON CONFLICT DO UPDATE */
 };
 
 int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err)
@@ -255,8 +262,9 @@ int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err)
                            &w->chunk, err);
     if (!rc)
         rc = store_prepare(db,
-                           "INSERT OR REPLACE INTO dbmcp_chunk_vectors (model, item_id, dim, vec)"
-                           " VALUES (:m, :i, :d, :v)",
+                           "INSERT INTO dbmcp_chunk_vectors (model, item_id, dim, vec)"
+                           " VALUES (:m, :i, :d, :v) ON CONFLICT (model, item_id)"
+                           " DO UPDATE SET dim = excluded.dim, vec = excluded.vec",
                            &w->vec, err);
     if (rc) {
         docs_chunk_writer_close(w);
@@ -314,14 +322,10 @@ int docs_document_index(store *db, int64_t doc, dbmcp_error *err)
     /* One statement for all rows: FTS5 flushes its pending terms into a new
      * segment at every statement savepoint, so row-by-row inserts between
      * other writes would build one tiny segment per chunk. */
+    char sql[512];
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_chunks_fts (rowid, text, heading, title)"
-                           " SELECT c.id, c.text, c.heading, d.title FROM dbmcp_chunks c"
-                           " JOIN dbmcp_documents d ON d.id = c.document_id"
-                           " WHERE c.document_id = :d ORDER BY c.id",
-                           &st, err);
-    if (rc)
+    int rc = dialect_format(db, DIALECT_CHUNKS_FTS_INDEX, sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":d", doc);
     return run_done(st, err);
@@ -341,11 +345,12 @@ int docs_vectors_drop_other_models(store *db, const char *collection, const char
                                    dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "DELETE FROM dbmcp_chunk_vectors WHERE model IS NOT :k AND item_id IN"
-                           " (SELECT c.id FROM dbmcp_chunks c JOIN dbmcp_documents d"
-                           " ON d.id = c.document_id WHERE d.collection = :c)",
-                           &st, err);
+    int rc = store_prepare(
+        db,
+        "DELETE FROM dbmcp_chunk_vectors WHERE model IS DISTINCT FROM :k AND item_id IN"
+        " (SELECT c.id FROM dbmcp_chunks c JOIN dbmcp_documents d"
+        " ON d.id = c.document_id WHERE d.collection = :c)",
+        &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":k", keep);
@@ -388,13 +393,16 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
     store_stmt *st;
     int rc = store_prepare(
         db,
-        "INSERT INTO dbmcp_resources (uri, name, title, description, mime_type, content_text)"
-        " VALUES (:u, :n, :t, :d, :m, :x) ON CONFLICT (uri) DO UPDATE SET"
-        " title = excluded.title, description = coalesce(description, excluded.description),"
+        "INSERT INTO dbmcp_resources (uri, name, title, description, mime_type, content_text,"
+        " created_at, updated_at) VALUES (:u, :n, :t, :d, :m, :x, :now, :now)"
+        " ON CONFLICT (uri) DO UPDATE SET"
+        " title = excluded.title,"
+        " description = coalesce(dbmcp_resources.description, excluded.description),"
         " mime_type = excluded.mime_type, content_text = excluded.content_text,"
-        " content_blob = NULL, enabled = 1, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-        " WHERE (title, description, mime_type, content_text, enabled)"
-        " IS NOT (excluded.title, coalesce(description, excluded.description),"
+        " content_blob = NULL, enabled = 1, updated_at = excluded.updated_at"
+        " WHERE (dbmcp_resources.title, dbmcp_resources.description, dbmcp_resources.mime_type,"
+        " dbmcp_resources.content_text, dbmcp_resources.enabled) IS DISTINCT FROM"
+        " (excluded.title, coalesce(dbmcp_resources.description, excluded.description),"
         " excluded.mime_type, excluded.content_text, 1)",
         &st, err);
     if (rc)
@@ -405,6 +413,9 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
     store_bind_text(st, ":d", description);
     store_bind_text(st, ":m", mime_type);
     store_bind_text(st, ":x", text);
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
     return run_done(st, err);
 }
 
@@ -413,8 +424,8 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
 int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, int64_t chunk_id),
                        void *ctx, dbmcp_error *err)
 {
-    /* Metadata conditions: up to 8 key/value pairs as :k1/:v1 … (json_each
-     * matches any key text, so no key becomes a JSON path). */
+    /* Metadata conditions: up to 8 key/value pairs as :k1/:v1 … (bound as
+     * values: no key ever becomes a JSON path). */
     enum { MAX_META = 8 };
     if (f->n_meta > MAX_META)
         return dbmcp_error_set(err, DBMCP_EINVAL, "at most %d metadata filters", MAX_META);
@@ -423,16 +434,21 @@ int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, in
         sql, sizeof sql,
         "SELECT c.id FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id"
         " JOIN dbmcp_resources r ON r.uri = d.uri AND r.enabled = 1"
-        " WHERE (:coll IS NULL OR d.collection = :coll) AND (:lang IS NULL OR d.language = :lang)"
+        " WHERE (CAST(:coll AS TEXT) IS NULL OR d.collection = :coll)"
+        " AND (CAST(:lang AS TEXT) IS NULL OR d.language = :lang)"
         " AND" EXPOSED_BY_IFACE("d.uri"));
-    for (size_t i = 0; i < f->n_meta; i++)
-        len += (size_t)snprintf(sql + len, sizeof sql - len,
-                                " AND EXISTS (SELECT 1 FROM json_each(d.metadata) m"
-                                " WHERE m.key = :k%zu AND m.type = 'text' AND m.value = :v%zu)",
-                                i, i);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < f->n_meta; i++) {
+        char k[32], v[32];
+        snprintf(k, sizeof k, ":k%zu", i);
+        snprintf(v, sizeof v, ":v%zu", i);
+        len += (size_t)snprintf(sql + len, sizeof sql - len, " AND ");
+        rc = dialect_format(db, DIALECT_JSON_HAS_TEXT, sql + len, sizeof sql - len, err,
+                            "d.metadata", k, v);
+        len += strlen(sql + len);
+    }
     store_stmt *st;
-    int rc = store_prepare(db, sql, &st, err);
-    if (rc)
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_text(st, ":coll", f->collection);
     store_bind_text(st, ":lang", f->language);

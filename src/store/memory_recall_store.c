@@ -10,14 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
+#include "store/dialect.h"
 #include "store/memory_store_internal.h"
 #include "store/search_index.h"
 
 /* --- recall ------------------------------------------------------------------ */
 
 #define TIER_MASK_SQL                                                                              \
-    " ((:m & 1 AND i.tier = 'message') OR (:m & 2 AND i.tier = 'episode') OR"                      \
-    " (:m & 4 AND i.tier = 'knowledge'))"
+    " (((:m & 1) <> 0 AND i.tier = 'message') OR ((:m & 2) <> 0 AND i.tier = 'episode') OR"        \
+    " ((:m & 4) <> 0 AND i.tier = 'knowledge'))"
 
 static int cmp_id(const void *a, const void *b)
 {
@@ -25,24 +27,60 @@ static int cmp_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Every pair of :meta (a JSON object of scalars) equals the row's metadata. */
-#define META_SQL(t)                                                                                \
-    " AND (:meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(:meta) w WHERE"                    \
-    " json_extract(" t ".metadata, '$.\"' || w.key || '\"') IS NOT w.value))"
+/* The conditions of each tier; each %s is that tier's metadata condition
+ * (meta_condition below). A parameter tested for NULL is cast first, so
+ * PostgreSQL knows its type wherever it appears first. */
 #define MESSAGE_SQL                                                                                \
-    " (i.tier = 'message' AND :st IS NULL AND :tt IS NULL AND :cat IS NULL AND EXISTS (SELECT 1"   \
-    " FROM dbmcp_mem_messages m WHERE m.item_id = i.id AND m.user_id = :u AND m.agent_id = :a"     \
-    " AND (:role IS NULL OR m.role = :role) AND (:sess IS NULL OR m.session_id = :sess)" META_SQL( \
-        "m") "))"
+    " (i.tier = 'message' AND CAST(:st AS TEXT) IS NULL AND CAST(:tt AS TEXT) IS NULL"             \
+    " AND CAST(:cat AS TEXT) IS NULL AND EXISTS (SELECT 1 FROM dbmcp_mem_messages m"               \
+    " WHERE m.item_id = i.id AND m.user_id = :u AND m.agent_id = :a"                               \
+    " AND (CAST(:role AS TEXT) IS NULL OR m.role = :role)"                                         \
+    " AND (CAST(:sess AS TEXT) IS NULL OR m.session_id = :sess)%s))"
 #define EPISODE_SQL                                                                                \
-    " (i.tier = 'episode' AND :role IS NULL AND :cat IS NULL AND EXISTS (SELECT 1"                 \
-    " FROM dbmcp_mem_episodes e WHERE e.item_id = i.id AND e.user_id = :u AND e.agent_id = :a"     \
-    " AND (:st IS NULL OR e.status = :st) AND (:tt IS NULL OR e.task_type = :tt)"                  \
-    " AND (:sess IS NULL OR e.session_id = :sess)" META_SQL("e") "))"
+    " (i.tier = 'episode' AND CAST(:role AS TEXT) IS NULL AND CAST(:cat AS TEXT) IS NULL"          \
+    " AND EXISTS (SELECT 1 FROM dbmcp_mem_episodes e WHERE e.item_id = i.id AND e.user_id = :u"    \
+    " AND e.agent_id = :a AND (CAST(:st AS TEXT) IS NULL OR e.status = :st)"                       \
+    " AND (CAST(:tt AS TEXT) IS NULL OR e.task_type = :tt)"                                        \
+    " AND (CAST(:sess AS TEXT) IS NULL OR e.session_id = :sess)%s))"
 #define KNOWLEDGE_SQL                                                                              \
-    " (i.tier = 'knowledge' AND :role IS NULL AND :st IS NULL AND :tt IS NULL AND :sess IS NULL"   \
+    " (i.tier = 'knowledge' AND CAST(:role AS TEXT) IS NULL AND CAST(:st AS TEXT) IS NULL"         \
+    " AND CAST(:tt AS TEXT) IS NULL AND CAST(:sess AS TEXT) IS NULL"                               \
     " AND EXISTS (SELECT 1 FROM dbmcp_mem_knowledge k WHERE k.item_id = i.id AND k.user_id = :u"   \
-    " AND k.agent_id = :a AND (:cat IS NULL OR k.category = :cat)" META_SQL("k") "))"
+    " AND k.agent_id = :a AND (CAST(:cat AS TEXT) IS NULL OR k.category = :cat)%s))"
+
+/* " AND …": every pair of :meta (a JSON object of scalars) equals the
+ * same-named member of the JSON column `column`. */
+static int meta_condition(store *db, const char *column, char *buf, size_t size, dbmcp_error *err)
+{
+    int n = snprintf(buf, size, " AND (CAST(:meta AS TEXT) IS NULL OR ");
+    int rc = dialect_format(db, DIALECT_JSON_MATCHES_ALL, buf + n, size - (size_t)n - 1, err,
+                            ":meta", column);
+    if (!rc)
+        strcat(buf, ")");
+    return rc;
+}
+
+/* The statement of mstore_scope_item_ids_filtered into sql. */
+static int filtered_ids_sql(store *db, char *sql, size_t size, dbmcp_error *err)
+{
+    char m[512], e[512], k[512];
+    int rc = meta_condition(db, "m.metadata", m, sizeof m, err);
+    if (!rc)
+        rc = meta_condition(db, "e.metadata", e, sizeof e, err);
+    if (!rc)
+        rc = meta_condition(db, "k.metadata", k, sizeof k, err);
+    if (rc)
+        return rc;
+    int n = snprintf(sql, size,
+                     "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
+                     " i.agent_id = :a AND" TIER_MASK_SQL " AND (" MESSAGE_SQL " OR" EPISODE_SQL
+                     " OR" KNOWLEDGE_SQL ")",
+                     m, e, k);
+    if (n < 0 || (size_t)n >= size)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "memory filter statement too long");
+    return 0;
+}
 
 int mstore_scope_item_ids(store *db, const char *u, const char *a, int tier_mask, int64_t **ids,
                           size_t *n, dbmcp_error *err)
@@ -56,15 +94,11 @@ int mstore_scope_item_ids_filtered(store *db, const char *u, const char *a, int 
 {
     *ids = NULL;
     *n = 0;
+    char sql[4096] = "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
+                     " i.agent_id = :a AND" TIER_MASK_SQL;
     store_stmt *st;
-    int rc = mstore_prepare_scoped(db,
-                                   f ? "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
-                                       " i.agent_id = :a AND" TIER_MASK_SQL " AND (" MESSAGE_SQL
-                                       " OR" EPISODE_SQL " OR" KNOWLEDGE_SQL ")"
-                                     : "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
-                                       " i.agent_id = :a AND" TIER_MASK_SQL,
-                                   u, a, &st, err);
-    if (rc)
+    int rc = f ? filtered_ids_sql(db, sql, sizeof sql, err) : 0;
+    if (rc || (rc = mstore_prepare_scoped(db, sql, u, a, &st, err)))
         return rc;
     store_bind_int(st, ":m", tier_mask);
     if (f) {
@@ -102,57 +136,61 @@ int mstore_scope_item_ids_filtered(store *db, const char *u, const char *a, int 
     return 0;
 }
 
-#define REF_FILTER(time_col)                                                                       \
-    " AND (:asof IS NULL OR " time_col " <= :asof) AND (:from IS NULL OR " time_col " >= :from)"   \
-    " AND (:to IS NULL OR " time_col " <= :to)"
+/* The hit details of one item: its newest reference (message, episode or
+ * knowledge version) passing the time filters (:asof, :from, :to). %s: the
+ * age of that reference in seconds. */
+static const char item_detail_sql[] =
+    "SELECT i.tier, i.text, i.last_seen_at, i.seen_count, i.use_count, r.ref_id,"
+    " r.session_id, r.role, r.status, r.category, r.key, r.ef, r.et, r.ref_time, r.metadata,"
+    " r.tool_name, %s,"
+    " CASE WHEN EXISTS (SELECT 1 FROM dbmcp_mem_vectors v WHERE v.item_id = i.id"
+    " AND v.model = :model) THEN 1 ELSE 0 END,"
+    " r.task_type FROM dbmcp_mem_items i CROSS JOIN (SELECT * FROM ("
+    "  SELECT m.id AS ref_id, m.session_id, m.role, NULL AS status, NULL AS category,"
+    "   NULL AS key, NULL AS ef, NULL AS et, m.created_at AS ref_time, m.metadata,"
+    "   m.tool_name, NULL AS task_type FROM dbmcp_mem_messages m WHERE m.item_id = :id"
+    "   AND m.user_id = :u AND m.agent_id = :a"
+    "   AND (CAST(:asof AS TEXT) IS NULL OR m.created_at <= :asof)"
+    "   AND (CAST(:from AS TEXT) IS NULL OR m.created_at >= :from)"
+    "   AND (CAST(:to AS TEXT) IS NULL OR m.created_at <= :to)"
+    "  UNION ALL"
+    "  SELECT e.id, e.session_id, NULL, e.status, NULL, NULL, NULL, NULL, e.ended_at,"
+    "   e.metadata, NULL, e.task_type FROM dbmcp_mem_episodes e WHERE e.item_id = :id"
+    "   AND e.user_id = :u AND e.agent_id = :a"
+    "   AND (:asof IS NULL OR e.ended_at <= :asof) AND (:from IS NULL OR e.ended_at >= :from)"
+    "   AND (:to IS NULL OR e.ended_at <= :to)"
+    "  UNION ALL"
+    "  SELECT k.id, NULL, NULL, NULL, k.category, k.key, k.effective_from, k.effective_to,"
+    "   k.effective_from, k.metadata, NULL, NULL FROM dbmcp_mem_knowledge k"
+    "   WHERE k.item_id = :id AND k.user_id = :u AND k.agent_id = :a"
+    "   AND ((:asof IS NULL AND k.effective_to IS NULL) OR (:asof IS NOT NULL AND"
+    "   k.effective_from <= :asof AND (k.effective_to IS NULL OR k.effective_to > :asof)))"
+    "   AND (:from IS NULL OR k.effective_from >= :from) AND (:to IS NULL OR"
+    "   k.effective_from <= :to)"
+    " ) AS refs ORDER BY ref_time DESC, ref_id DESC LIMIT 1) r"
+    " WHERE i.id = :id AND i.user_id = :u AND i.agent_id = :a";
 
 int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
                        const mstore_detail_filter *filter, mstore_row_fn fn, void *ctx,
                        dbmcp_error *err)
 {
-    store_stmt *st;
-    int rc = mstore_prepare_scoped(
-        db,
-        "SELECT i.tier, i.text, i.last_seen_at, i.seen_count, i.use_count, r.ref_id,"
-        " r.session_id, r.role, r.status, r.category, r.key, r.ef, r.et, r.ref_time, r.metadata,"
-        " r.tool_name, (julianday('now') - julianday(r.ref_time)) * 86400.0,"
-        " EXISTS (SELECT 1 FROM dbmcp_mem_vectors v WHERE v.item_id = i.id AND v.model = :model),"
-        " r.task_type FROM dbmcp_mem_items i JOIN (SELECT * FROM ("
-        "  SELECT m.id AS ref_id, m.session_id, m.role, NULL AS status, NULL AS category,"
-        "   NULL AS key, NULL AS ef, NULL AS et, m.created_at AS ref_time, m.metadata,"
-        "   m.tool_name, NULL AS task_type FROM dbmcp_mem_messages m WHERE m.item_id = :id"
-        "   AND m.user_id = :u AND m.agent_id = :a" REF_FILTER(
-            "m.created_at") "  UNION ALL"
-                            "  SELECT e.id, e.session_id, NULL, e.status, NULL, NULL, NULL, NULL, "
-                            "e.ended_at,"
-                            "   e.metadata, NULL, e.task_type FROM dbmcp_mem_episodes e WHERE "
-                            "e.item_id = :id"
-                            "   AND e.user_id = :u AND e.agent_id = :a" REF_FILTER(
-                                "e.ended_at") "  UNION ALL"
-                                              "  SELECT k.id, NULL, NULL, NULL, k.category, k.key, "
-                                              "k.effective_from, k.effective_to,"
-                                              "   k.effective_from, k.metadata, NULL, NULL FROM "
-                                              "dbmcp_mem_knowledge k"
-                                              "   WHERE k.item_id = :id AND k.user_id = :u AND "
-                                              "k.agent_id = :a"
-                                              "   AND ((:asof IS NULL AND k.effective_to IS NULL) "
-                                              "OR (:asof IS NOT NULL AND"
-                                              "   k.effective_from <= :asof AND (k.effective_to IS "
-                                              "NULL OR k.effective_to > :asof)))"
-                                              "   AND (:from IS NULL OR k.effective_from >= :from) "
-                                              "AND (:to IS NULL OR"
-                                              "   k.effective_from <= :to)"
-                                              " ) ORDER BY ref_time DESC, ref_id DESC LIMIT 1) r"
-                                              " WHERE i.id = :id AND i.user_id = :u AND i.agent_id "
-                                              "= :a",
-        u, a, &st, err);
+    char age[128], sql[4096];
+    int rc =
+        dialect_format(db, DIALECT_SECONDS_BETWEEN, age, sizeof age, err, ":now", "r.ref_time");
     if (rc)
+        return rc;
+    snprintf(sql, sizeof sql, item_detail_sql, age);
+    store_stmt *st;
+    if ((rc = mstore_prepare_scoped(db, sql, u, a, &st, err)))
         return rc;
     store_bind_int(st, ":id", item_id);
     store_bind_text(st, ":model", filter ? filter->model : NULL);
     store_bind_text(st, ":asof", filter ? filter->as_of : NULL);
     store_bind_text(st, ":from", filter ? filter->from : NULL);
     store_bind_text(st, ":to", filter ? filter->to : NULL);
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
     int rows = 0;
     if ((rc = mstore_each(st, fn, ctx, &rows, err)))
         return rc;
@@ -185,10 +223,14 @@ int mstore_job_complete(store *db, int64_t item_id, const char *u, const char *a
     /* The item may have been dropped meanwhile (compaction): then the
      * INSERT … SELECT adds nothing and the job row is gone already. */
     int rc = mstore_prepare_scoped(db,
-                                   "INSERT OR REPLACE INTO dbmcp_mem_vectors (item_id, user_id,"
-                                   " agent_id, model, dim, vec, created_at) SELECT id, user_id,"
-                                   " agent_id, :model, :dim, :vec, :now FROM dbmcp_mem_items WHERE"
-                                   " id = :id AND user_id = :u AND agent_id = :a",
+                                   "INSERT INTO dbmcp_mem_vectors (item_id, user_id, agent_id,"
+                                   " model, dim, vec, created_at) SELECT id, user_id, agent_id,"
+                                   " :model, :dim, :vec, :now FROM dbmcp_mem_items WHERE"
+                                   " id = :id AND user_id = :u AND agent_id = :a"
+                                   " ON CONFLICT (item_id, model) DO UPDATE SET"
+                                   " user_id = excluded.user_id, agent_id = excluded.agent_id,"
+                                   " dim = excluded.dim, vec = excluded.vec,"
+                                   " created_at = excluded.created_at",
                                    u, a, &st, err);
     if (rc)
         return rc;
@@ -233,7 +275,8 @@ int mstore_jobs_stats(store *db, const char *u, const char *a, int64_t *pending,
     store_stmt *st;
     int rc = mstore_prepare_scoped(
         db,
-        "SELECT (SELECT count(*) FROM dbmcp_mem_jobs WHERE :u IS NULL OR (user_id = :u AND"
+        "SELECT (SELECT count(*) FROM dbmcp_mem_jobs WHERE CAST(:u AS TEXT) IS NULL OR"
+        " (user_id = :u AND"
         " agent_id = :a)), (SELECT count(*) FROM dbmcp_mem_jobs WHERE attempts > 0 AND (:u IS"
         " NULL OR (user_id = :u AND agent_id = :a))), (SELECT count(*) FROM dbmcp_mem_vectors"
         " WHERE :u IS NULL OR (user_id = :u AND agent_id = :a))",
@@ -369,7 +412,8 @@ int mstore_knowledge_prune_all_scopes(store *db, int keep, const char *before, i
         "DELETE FROM dbmcp_mem_knowledge WHERE id IN (SELECT id FROM (SELECT id, effective_to,"
         " row_number() OVER (PARTITION BY user_id, agent_id, category, key ORDER BY"
         " effective_to DESC, id DESC) AS n FROM dbmcp_mem_knowledge WHERE effective_to IS NOT"
-        " NULL) WHERE n > :keep OR (:before IS NOT NULL AND effective_to < :before))",
+        " NULL) AS versions WHERE n > :keep"
+        " OR (CAST(:before AS TEXT) IS NOT NULL AND effective_to < :before))",
         &st, err);
     if (rc)
         return rc;
@@ -382,8 +426,8 @@ int mstore_knowledge_prune_all_scopes(store *db, int keep, const char *before, i
         return 0;
     if ((rc = store_prepare(db,
                             "DELETE FROM dbmcp_mem_links WHERE (src_kind = 'knowledge' AND"
-                            " CAST(src_id AS INTEGER) NOT IN (SELECT id FROM dbmcp_mem_knowledge))"
-                            " OR (dst_kind = 'knowledge' AND CAST(dst_id AS INTEGER) NOT IN"
+                            " CAST(src_id AS BIGINT) NOT IN (SELECT id FROM dbmcp_mem_knowledge))"
+                            " OR (dst_kind = 'knowledge' AND CAST(dst_id AS BIGINT) NOT IN"
                             " (SELECT id FROM dbmcp_mem_knowledge))",
                             &st, err)) ||
         (rc = mstore_run(st, err)))

@@ -1,9 +1,10 @@
 /*
  * memory_store.c — the SQL of agent memory's items, sessions, messages,
  * episodes, knowledge versions, links, log and settings (see
- * memory_store.h). Every statement binds :u and :a, the scope. The FTS5
- * table is external-content: this file inserts and deletes its rows in the
- * same transaction as the items it mirrors.
+ * memory_store.h). Every statement binds :u and :a, the scope. The
+ * full-text index (FTS5, external-content, on SQLite; statements from
+ * dialect.h) gets its rows inserted and deleted in the same transaction as
+ * the items it mirrors.
  */
 #include "store/memory_store.h"
 
@@ -11,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/dialect.h"
 #include "store/memory_store_internal.h"
 #include "store/search_index.h"
+
+/* LIMIT for "no limit": SQLite's -1 is refused by PostgreSQL. */
+#define NO_LIMIT INT64_MAX
 
 int mstore_prepare_scoped(store *db, const char *sql, const char *u, const char *a, store_stmt **st,
                           dbmcp_error *err)
@@ -102,8 +107,9 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
     store_bind_text(st, ":now", now);
     if ((rc = mstore_one_int(st, item_id, err)))
         return rc == DBMCP_ENOTFOUND ? DBMCP_ESTORE : rc;
-    if ((rc = store_prepare(db, "INSERT INTO dbmcp_mem_fts (rowid, text) VALUES (:id, :text)", &st,
-                            err)))
+    char sql[256];
+    if ((rc = dialect_format(db, DIALECT_MEMORY_FTS_INDEX, sql, sizeof sql, err)) ||
+        (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":id", *item_id);
     store_bind_text(st, ":text", text);
@@ -121,7 +127,7 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
 }
 
 #define ORPHAN_WHERE                                                                               \
-    " (:u IS NULL OR (i.user_id = :u AND i.agent_id = :a))"                                        \
+    " (CAST(:u AS TEXT) IS NULL OR (i.user_id = :u AND i.agent_id = :a))"                          \
     " AND NOT EXISTS (SELECT 1 FROM dbmcp_mem_messages m WHERE m.item_id = i.id)"                  \
     " AND NOT EXISTS (SELECT 1 FROM dbmcp_mem_episodes e WHERE e.item_id = i.id)"                  \
     " AND NOT EXISTS (SELECT 1 FROM dbmcp_mem_knowledge k WHERE k.item_id = i.id)"
@@ -129,13 +135,10 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
 int mstore_items_drop_orphans(store *db, const char *u, const char *a, int64_t *dropped,
                               dbmcp_error *err)
 {
+    char sql[1024];
     store_stmt *st;
-    int rc = mstore_prepare_scoped(
-        db,
-        "INSERT INTO dbmcp_mem_fts (dbmcp_mem_fts, rowid, text)"
-        " SELECT 'delete', i.id, i.text FROM dbmcp_mem_items i WHERE" ORPHAN_WHERE,
-        u, a, &st, err);
-    if (rc || (rc = mstore_run(st, err)))
+    int rc = dialect_format(db, DIALECT_MEMORY_FTS_UNINDEX, sql, sizeof sql, err, ORPHAN_WHERE);
+    if (rc || (rc = mstore_prepare_scoped(db, sql, u, a, &st, err)) || (rc = mstore_run(st, err)))
         return rc;
     if ((rc = mstore_prepare_scoped(db, "DELETE FROM dbmcp_mem_items AS i WHERE" ORPHAN_WHERE, u, a,
                                     &st, err)) ||
@@ -304,12 +307,12 @@ int mstore_history(store *db, const char *u, const char *a, const char *session,
         " m.metadata, m.created_at, m.tool_calls FROM dbmcp_mem_messages m LEFT JOIN"
         " dbmcp_mem_items i"
         " ON i.id = m.item_id WHERE m.session_id = :s AND m.user_id = :u AND m.agent_id = :a"
-        " ORDER BY m.seq DESC LIMIT :lim) ORDER BY 1",
+        " ORDER BY m.seq DESC LIMIT :lim) AS latest ORDER BY 1",
         u, a, &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":s", session);
-    store_bind_int(st, ":lim", limit > 0 ? limit : -1);
+    store_bind_int(st, ":lim", limit > 0 ? limit : NO_LIMIT);
     return mstore_each(st, fn, ctx, NULL, err);
 }
 
@@ -364,8 +367,10 @@ int mstore_episode_list(store *db, const char *u, const char *a, const char *sta
         db,
         "SELECT id, session_id, task_type, description, status, summary, started_at, ended_at,"
         " metadata, compacted_at, item_id FROM dbmcp_mem_episodes WHERE user_id = :u AND"
-        " agent_id = :a AND (:st IS NULL OR status = :st) AND (:tt IS NULL OR task_type = :tt)"
-        " AND (:from IS NULL OR ended_at >= :from) AND (:to IS NULL OR ended_at <= :to)"
+        " agent_id = :a AND (CAST(:st AS TEXT) IS NULL OR status = :st)"
+        " AND (CAST(:tt AS TEXT) IS NULL OR task_type = :tt)"
+        " AND (CAST(:from AS TEXT) IS NULL OR ended_at >= :from)"
+        " AND (CAST(:to AS TEXT) IS NULL OR ended_at <= :to)"
         " ORDER BY ended_at DESC, id DESC LIMIT :lim",
         u, a, &st, err);
     if (rc)
@@ -374,7 +379,7 @@ int mstore_episode_list(store *db, const char *u, const char *a, const char *sta
     store_bind_text(st, ":tt", task_type);
     store_bind_text(st, ":from", from);
     store_bind_text(st, ":to", to);
-    store_bind_int(st, ":lim", limit > 0 ? limit : -1);
+    store_bind_int(st, ":lim", limit > 0 ? limit : NO_LIMIT);
     return mstore_each(st, fn, ctx, NULL, err);
 }
 
@@ -474,9 +479,10 @@ int mstore_knowledge_read(store *db, const char *u, const char *a, const char *c
         db,
         "SELECT id, category, key, value, effective_from, effective_to, closed_by,"
         " source_episode, metadata, item_id FROM dbmcp_mem_knowledge WHERE user_id = :u AND"
-        " agent_id = :a AND key = :k AND (:c IS NULL OR category = :c) AND (:hist = 1 OR"
-        " (:asof IS NULL AND effective_to IS NULL) OR (:asof IS NOT NULL AND effective_from <="
-        " :asof AND (effective_to IS NULL OR effective_to > :asof)))"
+        " agent_id = :a AND key = :k AND (CAST(:c AS TEXT) IS NULL OR category = :c)"
+        " AND (:hist = 1 OR (CAST(:asof AS TEXT) IS NULL AND effective_to IS NULL)"
+        " OR (:asof IS NOT NULL AND effective_from <= :asof"
+        " AND (effective_to IS NULL OR effective_to > :asof)))"
         " ORDER BY effective_from, id",
         u, a, &st, err);
     if (rc)
@@ -497,7 +503,8 @@ int mstore_knowledge_erase(store *db, const char *u, const char *a, const char *
         "DELETE FROM dbmcp_mem_links WHERE user_id = :u AND agent_id = :a AND"
         " ((src_kind = 'knowledge' AND src_id IN (SELECT CAST(id AS TEXT) FROM"
         " dbmcp_mem_knowledge WHERE user_id = :u AND agent_id = :a AND key = :k AND"
-        " (:c IS NULL OR category = :c))) OR (dst_kind = 'knowledge' AND dst_id IN (SELECT"
+        " (CAST(:c AS TEXT) IS NULL OR category = :c))) OR (dst_kind = 'knowledge' AND dst_id IN "
+        "(SELECT"
         " CAST(id AS TEXT) FROM dbmcp_mem_knowledge WHERE user_id = :u AND agent_id = :a AND"
         " key = :k AND (:c IS NULL OR category = :c))))",
         u, a, &st, err);
@@ -509,7 +516,8 @@ int mstore_knowledge_erase(store *db, const char *u, const char *a, const char *
         return rc;
     if ((rc = mstore_prepare_scoped(db,
                                     "DELETE FROM dbmcp_mem_knowledge WHERE user_id = :u AND"
-                                    " agent_id = :a AND key = :k AND (:c IS NULL OR category = :c)",
+                                    " agent_id = :a AND key = :k"
+                                    " AND (CAST(:c AS TEXT) IS NULL OR category = :c)",
                                     u, a, &st, err)))
         return rc;
     store_bind_text(st, ":k", key);
@@ -528,13 +536,13 @@ static const char *node_sql(const char *kind)
     if (strcmp(kind, "session") == 0)
         return "SELECT 1 FROM dbmcp_mem_sessions WHERE id = :id AND user_id = :u AND agent_id = :a";
     if (strcmp(kind, "message") == 0)
-        return "SELECT 1 FROM dbmcp_mem_messages WHERE id = CAST(:id AS INTEGER) AND"
+        return "SELECT 1 FROM dbmcp_mem_messages WHERE id = CAST(:id AS BIGINT) AND"
                " user_id = :u AND agent_id = :a";
     if (strcmp(kind, "episode") == 0)
-        return "SELECT 1 FROM dbmcp_mem_episodes WHERE id = CAST(:id AS INTEGER) AND"
+        return "SELECT 1 FROM dbmcp_mem_episodes WHERE id = CAST(:id AS BIGINT) AND"
                " user_id = :u AND agent_id = :a";
     if (strcmp(kind, "knowledge") == 0)
-        return "SELECT 1 FROM dbmcp_mem_knowledge WHERE id = CAST(:id AS INTEGER) AND"
+        return "SELECT 1 FROM dbmcp_mem_knowledge WHERE id = CAST(:id AS BIGINT) AND"
                " user_id = :u AND agent_id = :a";
     return NULL;
 }
@@ -614,19 +622,20 @@ int mstore_node_label(store *db, const char *u, const char *a, const char *kind,
 {
     const char *sql = NULL;
     if (strcmp(kind, "session") == 0)
-        sql = "SELECT 'session of ' || created_at || ', ' || message_count || ' messages, ' ||"
-              " state FROM dbmcp_mem_sessions WHERE id = :id AND user_id = :u AND agent_id = :a";
+        sql = "SELECT 'session of ' || created_at || ', ' || CAST(message_count AS TEXT) ||"
+              " ' messages, ' || state FROM dbmcp_mem_sessions WHERE id = :id AND user_id = :u AND "
+              "agent_id = :a";
     else if (strcmp(kind, "message") == 0)
         sql = "SELECT m.role || ': ' || substr(coalesce(i.text, ''), 1, 120) FROM"
               " dbmcp_mem_messages m LEFT JOIN dbmcp_mem_items i ON i.id = m.item_id WHERE"
-              " m.id = CAST(:id AS INTEGER) AND m.user_id = :u AND m.agent_id = :a";
+              " m.id = CAST(:id AS BIGINT) AND m.user_id = :u AND m.agent_id = :a";
     else if (strcmp(kind, "episode") == 0)
         sql = "SELECT status || ': ' || substr(description, 1, 120) FROM dbmcp_mem_episodes"
-              " WHERE id = CAST(:id AS INTEGER) AND user_id = :u AND agent_id = :a";
+              " WHERE id = CAST(:id AS BIGINT) AND user_id = :u AND agent_id = :a";
     else if (strcmp(kind, "knowledge") == 0)
         sql = "SELECT category || '/' || key || ' = ' || substr(value, 1, 120) ||"
               " CASE WHEN effective_to IS NULL THEN '' ELSE ' (until ' || effective_to || ')' END"
-              " FROM dbmcp_mem_knowledge WHERE id = CAST(:id AS INTEGER) AND user_id = :u AND"
+              " FROM dbmcp_mem_knowledge WHERE id = CAST(:id AS BIGINT) AND user_id = :u AND"
               " agent_id = :a";
     if (!sql)
         return dbmcp_error_set(err, DBMCP_EINVAL, "unknown node kind '%.32s'", kind);

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "store/assets.h"
+#include "store/dialect.h"
 
 typedef struct migration {
     int version;      /* strictly increasing from 1 */
@@ -32,21 +34,34 @@ int store_schema_latest(void)
 
 static int ensure_version_table(store *db, dbmcp_error *err)
 {
-    return store_exec(db,
-                      "CREATE TABLE IF NOT EXISTS dbmcp_schema_migrations ("
-                      " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
-                      " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))",
-                      err);
+    char sql[512];
+    int rc = dialect_format(db, DIALECT_MIGRATIONS_TABLE, sql, sizeof sql, err);
+    return rc ? rc : store_exec(db, sql, err);
+}
+
+/* Whether the table `name` exists (in the current schema). */
+static int table_exists(store *db, const char *name, int *exists, dbmcp_error *err)
+{
+    char sql[256];
+    store_stmt *st;
+    *exists = 0;
+    int rc = dialect_format(db, DIALECT_TABLE_EXISTS, sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
+        return rc;
+    store_bind_text(st, ":name", name);
+    rc = store_step(st, err);
+    if (rc == STORE_ROW)
+        *exists = store_column_int(st, 0) > 0;
+    store_finalize(st);
+    return rc < 0 ? rc : 0;
 }
 
 int store_schema_version(store *db, int *out, dbmcp_error *err)
 {
-    int64_t exists = 0, v = 0;
+    int64_t v = 0;
+    int exists = 0;
     *out = 0;
-    int rc = store_query_int(db,
-                             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = "
-                             "'dbmcp_schema_migrations'",
-                             0, &exists, err);
+    int rc = table_exists(db, "dbmcp_schema_migrations", &exists, err);
     if (rc || !exists)
         return rc;
     rc = store_query_int(db, "SELECT coalesce(max(version), 0) FROM dbmcp_schema_migrations", 0, &v,
@@ -64,10 +79,15 @@ static int apply_one(store *db, const migration *m, dbmcp_error *err)
     if (!rc) {
         store_stmt *st;
         rc = store_prepare(
-            db, "INSERT INTO dbmcp_schema_migrations (version, name) VALUES (:v, :n)", &st, err);
+            db,
+            "INSERT INTO dbmcp_schema_migrations (version, name, applied_at) VALUES (:v, :n, :now)",
+            &st, err);
         if (!rc) {
+            char now[32];
+            ids_now_iso(now);
             store_bind_int(st, ":v", m->version);
             store_bind_text(st, ":n", m->name);
+            store_bind_text(st, ":now", now);
             rc = store_step(st, err) < 0 ? err->code : 0;
             store_finalize(st);
         }

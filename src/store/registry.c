@@ -1,13 +1,18 @@
 /*
  * registry.c — read path of the registry, API keys, settings and audit
- * inserts on SQLite; see registry.h. Admin writes are in registry_admin.c.
+ * inserts; see registry.h. Admin writes are in registry_admin.c. The
+ * statements are ones SQLite and PostgreSQL both accept; the byte length
+ * of a resource's text comes from dialect.h.
  */
 #include "store/registry.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "core/jsonutil.h"
+#include "store/dialect.h"
 #include "store/registry_internal.h"
 
 /* --- column helpers (shared with registry_admin.c via registry_internal.h) - */
@@ -69,6 +74,19 @@ int registry_collect_rows(store *db, const char *sql, const char *iface, registr
     if (iface)
         store_bind_text(st, ":iface", iface);
     return registry_collect_stmt(st, fill, elem_size, out, n, err);
+}
+
+int registry_resource_sql(store *db, const char *fmt, char *buf, size_t size, dbmcp_error *err)
+{
+    char bytes[64];
+    int rc = dialect_format(db, DIALECT_TEXT_BYTES, bytes, sizeof bytes, err, "r.content_text");
+    if (rc)
+        return rc;
+    int n = snprintf(buf, size, fmt, bytes);
+    if (n < 0 || (size_t)n >= size)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "resource statement too long");
+    return 0;
 }
 
 /* --- free ---------------------------------------------------------------- */
@@ -278,27 +296,35 @@ void registry_fill_resource_meta(store_stmt *st, void *slot)
 int reg_resources_for_interface(store *db, const char *iface, reg_resource **out, size_t *n,
                                 dbmcp_error *err)
 {
-    return registry_collect_rows(
+    char sql[1024];
+    *out = NULL;
+    *n = 0;
+    int rc = registry_resource_sql(
         db,
         "SELECT " RESOURCE_META_COLUMNS " FROM dbmcp_resources r"
         " WHERE r.enabled = 1 AND" EXPOSED_BY_IFACE("r.uri") " ORDER BY r.uri",
-        iface, registry_fill_resource_meta, sizeof(reg_resource), (void **)out, n, err);
+        sql, sizeof sql, err);
+    if (rc)
+        return rc;
+    return registry_collect_rows(db, sql, iface, registry_fill_resource_meta, sizeof(reg_resource),
+                                 (void **)out, n, err);
 }
 
 int reg_resource_read(store *db, const char *iface, const char *uri, reg_resource *out,
                       dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
+    char sql[1024];
     store_stmt *st;
-    int rc =
-        store_prepare(db,
-                      iface ? "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
-                              " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1"
-                              " AND" EXPOSED_BY_IFACE("r.uri")
-                            : "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
-                              " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1",
-                      &st, err);
-    if (rc)
+    int rc = registry_resource_sql(
+        db,
+        iface ? "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
+                " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1"
+                " AND" EXPOSED_BY_IFACE("r.uri")
+              : "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
+                " FROM dbmcp_resources r WHERE r.uri = :uri AND r.enabled = 1",
+        sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_text(st, ":uri", uri);
     if (iface)
@@ -421,20 +447,23 @@ int reg_api_key_insert(store *db, const reg_api_key *k, dbmcp_error *err)
     int rc = store_begin(db, err);
     if (rc)
         return rc;
-    const char *pn[] = {":p"};
-    const char *pv[] = {k->principal};
-    rc = registry_exec_bound(
-        db, "INSERT INTO dbmcp_principals (name) VALUES (:p) ON CONFLICT DO NOTHING", pn, pv, 1,
-        err);
+    char now[32];
+    ids_now_iso(now);
+    const char *pn[] = {":p", ":now"};
+    const char *pv[] = {k->principal, now};
+    rc = registry_exec_bound(db,
+                             "INSERT INTO dbmcp_principals (name, created_at) VALUES (:p, :now)"
+                             " ON CONFLICT DO NOTHING",
+                             pn, pv, 2, err);
     if (!rc) {
-        const char *names[] = {":id", ":p", ":h", ":i", ":u", ":a", ":d"};
+        const char *names[] = {":id", ":p", ":h", ":i", ":u", ":a", ":d", ":now"};
         const char *values[] = {k->id,      k->principal, k->secret_hash, k->interface,
-                                k->user_id, k->agent_id,  k->description};
+                                k->user_id, k->agent_id,  k->description, now};
         rc = registry_exec_bound(
             db,
-            "INSERT INTO dbmcp_api_keys (id, principal, secret_hash, interface,"
-            " user_id, agent_id, description) VALUES (:id, :p, :h, :i, :u, :a, :d)",
-            names, values, 7, err);
+            "INSERT INTO dbmcp_api_keys (id, principal, secret_hash, interface, user_id,"
+            " agent_id, description, created_at) VALUES (:id, :p, :h, :i, :u, :a, :d, :now)",
+            names, values, 8, err);
     }
     if (!rc)
         rc = store_commit(db, err);
@@ -491,13 +520,14 @@ int reg_api_key_list(store *db, reg_api_key **out, size_t *n, dbmcp_error *err)
 
 int reg_api_key_revoke(store *db, const char *id, dbmcp_error *err)
 {
-    const char *names[] = {":id"};
-    const char *values[] = {id};
-    int rc =
-        registry_exec_bound(db,
-                            "UPDATE dbmcp_api_keys SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ',"
-                            " 'now') WHERE id = :id AND revoked_at IS NULL",
-                            names, values, 1, err);
+    char now[32];
+    ids_now_iso(now);
+    const char *names[] = {":id", ":now"};
+    const char *values[] = {id, now};
+    int rc = registry_exec_bound(db,
+                                 "UPDATE dbmcp_api_keys SET revoked_at = :now"
+                                 " WHERE id = :id AND revoked_at IS NULL",
+                                 names, values, 2, err);
     if (rc)
         return rc;
     if (store_changes(db) == 0)
@@ -508,13 +538,12 @@ int reg_api_key_revoke(store *db, const char *id, dbmcp_error *err)
 void reg_api_key_touch(store *db, const char *id)
 {
     dbmcp_error err;
-    const char *names[] = {":id"};
-    const char *values[] = {id};
-    registry_exec_bound(
-        db,
-        "UPDATE dbmcp_api_keys SET last_used_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-        " WHERE id = :id",
-        names, values, 1, &err);
+    char now[32];
+    ids_now_iso(now);
+    const char *names[] = {":id", ":now"};
+    const char *values[] = {id, now};
+    registry_exec_bound(db, "UPDATE dbmcp_api_keys SET last_used_at = :now WHERE id = :id", names,
+                        values, 2, &err);
 }
 
 /* --- audit ---------------------------------------------------------------- */
@@ -604,10 +633,10 @@ int reg_audit_list(store *db, const reg_audit_filter *f, reg_audit_row_fn fn, vo
                            "SELECT ts, call_id, principal, interface, client_name, model,"
                            " transport, method, target, status, error_class, duration_ms,"
                            " bytes_out FROM (SELECT * FROM dbmcp_audit"
-                           " WHERE (:since IS NULL OR ts >= :since)"
-                           " AND (:tool IS NULL OR target = :tool)"
-                           " AND (:status IS NULL OR status = :status)"
-                           " ORDER BY id DESC LIMIT :limit) ORDER BY ts, call_id",
+                           " WHERE (CAST(:since AS TEXT) IS NULL OR ts >= :since)"
+                           " AND (CAST(:tool AS TEXT) IS NULL OR target = :tool)"
+                           " AND (CAST(:status AS TEXT) IS NULL OR status = :status)"
+                           " ORDER BY id DESC LIMIT :limit) AS latest ORDER BY ts, call_id",
                            &st, err);
     if (rc)
         return rc;

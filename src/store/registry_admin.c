@@ -1,5 +1,5 @@
 /*
- * registry_admin.c — admin writes of the registry on SQLite: whole-catalog
+ * registry_admin.c — admin writes of the registry: whole-catalog
  * listings, single-row reads by key, inserts, updates, enable/disable and
  * removal of interfaces, tools, prompts, resources and resource templates,
  * with their interface memberships; and the check of handler SQL against a
@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
 #include "core/jsonutil.h"
+#include "store/dialect.h"
 #include "store/registry_internal.h"
-
-#define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 #define PROMPT_COLUMNS "p.name, p.title, p.description, p.kind, p.arguments, p.messages, p.enabled"
 #define TEMPLATE_COLUMNS                                                                           \
@@ -156,9 +156,16 @@ int reg_prompt_list_all(store *db, reg_prompt **out, size_t *n, dbmcp_error *err
 
 int reg_resource_list_all(store *db, reg_resource **out, size_t *n, dbmcp_error *err)
 {
-    return registry_collect_rows(
-        db, "SELECT " RESOURCE_META_COLUMNS " FROM dbmcp_resources r ORDER BY r.uri", NULL,
-        registry_fill_resource_meta, sizeof(reg_resource), (void **)out, n, err);
+    char sql[512];
+    *out = NULL;
+    *n = 0;
+    int rc = registry_resource_sql(
+        db, "SELECT " RESOURCE_META_COLUMNS " FROM dbmcp_resources r ORDER BY r.uri", sql,
+        sizeof sql, err);
+    if (rc)
+        return rc;
+    return registry_collect_rows(db, sql, NULL, registry_fill_resource_meta, sizeof(reg_resource),
+                                 (void **)out, n, err);
 }
 
 int reg_template_list_all(store *db, reg_template **out, size_t *n, dbmcp_error *err)
@@ -216,10 +223,13 @@ static void fill_resource_full(store_stmt *st, void *slot)
 int reg_resource_get(store *db, const char *uri, reg_resource *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
-    int rc = get_one(db, REG_RESOURCE,
-                     "SELECT " RESOURCE_META_COLUMNS ", r.content_text, r.content_blob"
-                     " FROM dbmcp_resources r WHERE r.uri = :key",
-                     uri, fill_resource_full, out, err);
+    char sql[512];
+    int rc = registry_resource_sql(db,
+                                   "SELECT " RESOURCE_META_COLUMNS ", r.content_text,"
+                                   " r.content_blob FROM dbmcp_resources r WHERE r.uri = :key",
+                                   sql, sizeof sql, err);
+    if (!rc)
+        rc = get_one(db, REG_RESOURCE, sql, uri, fill_resource_full, out, err);
     if (!rc && !out->text && !out->blob) {
         reg_resource_free(out);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
@@ -273,8 +283,9 @@ int reg_memberships_get(store *db, reg_kind kind, const char *key, reg_names *di
         return rc;
     rc = collect_names(db,
                        "SELECT DISTINCT interface FROM dbmcp_interface_resources"
-                       " WHERE substr(uri, -1) = '*'"
-                       " AND substr(:key, 1, length(uri) - 1) = substr(uri, 1, length(uri) - 1)"
+                       " WHERE substr(uri, length(uri), 1) = '*'"
+                       " AND substr(CAST(:key AS TEXT), 1, length(uri) - 1) ="
+                       " substr(uri, 1, length(uri) - 1)"
                        " AND interface NOT IN (SELECT interface FROM dbmcp_interface_resources"
                        " WHERE uri = :key) ORDER BY interface",
                        key, by_pattern, err);
@@ -306,14 +317,15 @@ static int memberships_replace(store *db, const kind_desc *k, const char *key,
     json_decref(list);
     if (!list_text)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "DELETE FROM %s WHERE %s = :key AND interface NOT IN"
-             " (SELECT value FROM json_each(:list))",
-             k->member_table, k->member_column);
-    const char *del_names[] = {":key", ":list"};
-    const char *del_values[] = {key, list_text};
-    int rc = registry_exec_bound(db, sql, del_names, del_values, 2, err);
+    char listed[128], sql[512];
+    int rc = dialect_format(db, DIALECT_JSON_ARRAY_TEXTS, listed, sizeof listed, err, ":list");
+    if (!rc) {
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE %s = :key AND interface NOT IN (%s)",
+                 k->member_table, k->member_column, listed);
+        const char *del_names[] = {":key", ":list"};
+        const char *del_values[] = {key, list_text};
+        rc = registry_exec_bound(db, sql, del_names, del_values, 2, err);
+    }
     free(list_text);
     if (k->member_position)
         snprintf(sql, sizeof sql,
@@ -367,8 +379,11 @@ static int write_row(store *db, reg_kind kind, const char *key, int update, cons
     if (!rc)
         rc = store_prepare(db, sql, &st, err);
     if (!rc) {
+        char now[32];
+        ids_now_iso(now);
         bind(st, row);
         store_bind_text(st, ":key", key);
+        store_bind_text(st, ":now", now);
         rc = store_step(st, err);
         rc = rc < 0 ? rc : 0;
         store_finalize(st);
@@ -407,8 +422,8 @@ int reg_interface_insert(store *db, const reg_interface *row, dbmcp_error *err)
 {
     return write_row(db, REG_INTERFACE, row->name, 0,
                      "INSERT INTO dbmcp_interfaces (name, title, description, instructions,"
-                     " enabled) VALUES (:name, :title, coalesce(:description, ''), :instructions,"
-                     " :enabled)",
+                     " enabled, created_at, updated_at) VALUES (:name, :title,"
+                     " coalesce(:description, ''), :instructions, :enabled, :now, :now)",
                      bind_interface, row, NULL, err);
 }
 
@@ -420,7 +435,7 @@ int reg_interface_update(store *db, const char *name, const reg_interface *row, 
     return write_row(db, REG_INTERFACE, name, 1,
                      "UPDATE dbmcp_interfaces SET title = :title,"
                      " description = coalesce(:description, ''), instructions = :instructions,"
-                     " enabled = :enabled, updated_at = " NOW_SQL " WHERE name = :key",
+                     " enabled = :enabled, updated_at = :now WHERE name = :key",
                      bind_interface, row, NULL, err);
 }
 
@@ -442,9 +457,10 @@ int reg_tool_insert(store *db, const reg_tool *row, const reg_names *interfaces,
 {
     return write_row(db, REG_TOOL, row->name, 0,
                      "INSERT INTO dbmcp_tools (name, title, description, input_schema,"
-                     " output_schema, annotations, handler_kind, handler, enabled) VALUES (:name,"
-                     " :title, :description, :input_schema, :output_schema, :annotations,"
-                     " :handler_kind, :handler, :enabled)",
+                     " output_schema, annotations, handler_kind, handler, enabled, created_at,"
+                     " updated_at) VALUES (:name, :title, :description, :input_schema,"
+                     " :output_schema, :annotations, :handler_kind, :handler, :enabled, :now,"
+                     " :now)",
                      bind_tool, row, interfaces, err);
 }
 
@@ -458,7 +474,7 @@ int reg_tool_update(store *db, const char *name, const reg_tool *row, const reg_
                      "UPDATE dbmcp_tools SET title = :title, description = :description,"
                      " input_schema = :input_schema, output_schema = :output_schema,"
                      " annotations = :annotations, handler_kind = :handler_kind,"
-                     " handler = :handler, enabled = :enabled, updated_at = " NOW_SQL
+                     " handler = :handler, enabled = :enabled, updated_at = :now"
                      " WHERE name = :key",
                      bind_tool, row, interfaces, err);
 }
@@ -480,8 +496,9 @@ int reg_prompt_insert(store *db, const reg_prompt *row, const reg_names *interfa
 {
     return write_row(db, REG_PROMPT, row->name, 0,
                      "INSERT INTO dbmcp_prompts (name, title, description, kind, arguments,"
-                     " messages, enabled) VALUES (:name, :title, coalesce(:description, ''),"
-                     " :kind, coalesce(:arguments, '[]'), :messages, :enabled)",
+                     " messages, enabled, created_at, updated_at) VALUES (:name, :title,"
+                     " coalesce(:description, ''), :kind, coalesce(:arguments, '[]'), :messages,"
+                     " :enabled, :now, :now)",
                      bind_prompt, row, interfaces, err);
 }
 
@@ -495,7 +512,7 @@ int reg_prompt_update(store *db, const char *name, const reg_prompt *row,
                      "UPDATE dbmcp_prompts SET title = :title,"
                      " description = coalesce(:description, ''), kind = :kind,"
                      " arguments = coalesce(:arguments, '[]'), messages = :messages,"
-                     " enabled = :enabled, updated_at = " NOW_SQL " WHERE name = :key",
+                     " enabled = :enabled, updated_at = :now WHERE name = :key",
                      bind_prompt, row, interfaces, err);
 }
 
@@ -521,9 +538,10 @@ int reg_resource_insert(store *db, const reg_resource *row, const reg_names *int
 {
     return write_row(db, REG_RESOURCE, row->uri, 0,
                      "INSERT INTO dbmcp_resources (uri, name, title, description, mime_type,"
-                     " content_text, content_blob, annotations, enabled) VALUES (:uri, :name,"
-                     " :title, :description, coalesce(:mime_type, 'text/plain'), :text, :blob,"
-                     " :annotations, :enabled)",
+                     " content_text, content_blob, annotations, enabled, created_at, updated_at)"
+                     " VALUES (:uri, :name, :title, :description,"
+                     " coalesce(:mime_type, 'text/plain'), :text, :blob, :annotations, :enabled,"
+                     " :now, :now)",
                      bind_resource, row, interfaces, err);
 }
 
@@ -537,7 +555,7 @@ int reg_resource_update(store *db, const char *uri, const reg_resource *row,
                      "UPDATE dbmcp_resources SET name = :name, title = :title,"
                      " description = :description, mime_type = coalesce(:mime_type, 'text/plain'),"
                      " content_text = :text, content_blob = :blob, annotations = :annotations,"
-                     " enabled = :enabled, updated_at = " NOW_SQL " WHERE uri = :key",
+                     " enabled = :enabled, updated_at = :now WHERE uri = :key",
                      bind_resource, row, interfaces, err);
 }
 
@@ -560,10 +578,10 @@ int reg_template_insert(store *db, const reg_template *row, const reg_names *int
 {
     return write_row(db, REG_TEMPLATE, row->uri_template, 0,
                      "INSERT INTO dbmcp_resource_templates (uri_template, name, title,"
-                     " description, mime_type, handler_kind, handler, completions, enabled)"
-                     " VALUES (:uri_template, :name, :title, :description,"
-                     " coalesce(:mime_type, 'text/plain'), :handler_kind, :handler, :completions,"
-                     " :enabled)",
+                     " description, mime_type, handler_kind, handler, completions, enabled,"
+                     " created_at, updated_at) VALUES (:uri_template, :name, :title,"
+                     " :description, coalesce(:mime_type, 'text/plain'), :handler_kind, :handler,"
+                     " :completions, :enabled, :now, :now)",
                      bind_template, row, interfaces, err);
 }
 
@@ -577,7 +595,7 @@ int reg_template_update(store *db, const char *uri_template, const reg_template 
                      "UPDATE dbmcp_resource_templates SET name = :name, title = :title,"
                      " description = :description, mime_type = coalesce(:mime_type, 'text/plain'),"
                      " handler_kind = :handler_kind, handler = :handler,"
-                     " completions = :completions, enabled = :enabled, updated_at = " NOW_SQL
+                     " completions = :completions, enabled = :enabled, updated_at = :now"
                      " WHERE uri_template = :key",
                      bind_template, row, interfaces, err);
 }
@@ -588,13 +606,16 @@ int reg_set_enabled(store *db, reg_kind kind, const char *key, int enabled, dbmc
 {
     const kind_desc *k = &kinds[kind];
     char sql[256];
-    snprintf(sql, sizeof sql, "UPDATE %s SET enabled = :enabled, updated_at = %s WHERE %s = :key",
-             k->table, NOW_SQL, k->key_column);
+    snprintf(sql, sizeof sql, "UPDATE %s SET enabled = :enabled, updated_at = :now WHERE %s = :key",
+             k->table, k->key_column);
     store_stmt *st;
     int rc = store_prepare(db, sql, &st, err);
     if (rc)
         return rc;
+    char now[32];
+    ids_now_iso(now);
     store_bind_int(st, ":enabled", enabled ? 1 : 0);
+    store_bind_text(st, ":now", now);
     store_bind_text(st, ":key", key);
     rc = store_step(st, err);
     store_finalize(st);

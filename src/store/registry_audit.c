@@ -60,8 +60,8 @@ int reg_audit_sql_texts(store *db, const char *target, const char *since, int ma
                            "SELECT call_id, ts, sql_text FROM (SELECT id, call_id, ts, sql_text"
                            " FROM dbmcp_audit WHERE target = :target AND status = 'ok'"
                            " AND method = 'tools/call' AND sql_text IS NOT NULL"
-                           " AND (:since IS NULL OR ts >= :since)"
-                           " ORDER BY ts DESC, id DESC LIMIT :limit) ORDER BY ts, id",
+                           " AND (CAST(:since AS TEXT) IS NULL OR ts >= :since)"
+                           " ORDER BY ts DESC, id DESC LIMIT :limit) AS latest ORDER BY ts, id",
                            &st, err);
     if (rc)
         return rc;

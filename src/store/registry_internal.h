@@ -17,17 +17,19 @@
     "t.name, t.title, t.description, t.input_schema, t.output_schema, t.annotations,"              \
     " t.handler_kind, t.handler, t.enabled"
 
-/* Columns read by registry_fill_resource_meta, for dbmcp_resources as r. */
+/* Columns read by registry_fill_resource_meta, for dbmcp_resources as r.
+ * The %s is the byte length of r.content_text, which differs per dialect:
+ * a statement using these columns goes through registry_resource_sql. */
 #define RESOURCE_META_COLUMNS                                                                      \
     "r.uri, r.name, r.title, r.description, r.mime_type, r.annotations,"                           \
-    " coalesce(length(CAST(r.content_text AS BLOB)), length(r.content_blob)), r.enabled"
+    " coalesce(%s, length(r.content_blob)), r.enabled"
 
 /* An interface exposes a URI when a dbmcp_interface_resources row names it
  * exactly or is a prefix pattern ending in '*'. */
 #define EXPOSED_BY_IFACE(col)                                                                      \
     " EXISTS (SELECT 1 FROM dbmcp_interface_resources ir JOIN dbmcp_interfaces i"                  \
     " ON i.name = ir.interface AND i.enabled = 1 WHERE ir.interface = :iface AND (ir.uri = " col   \
-    " OR (substr(ir.uri, -1) = '*' AND substr(" col ", 1, length(ir.uri) - 1) ="                   \
+    " OR (substr(ir.uri, length(ir.uri), 1) = '*' AND substr(" col ", 1, length(ir.uri) - 1) ="    \
     " substr(ir.uri, 1, length(ir.uri) - 1))))"
 
 /* A malloc'd copy of column i, or NULL for SQL NULL. */
@@ -37,6 +39,10 @@ json_t *registry_col_json(store_stmt *st, int i);
 /* Grow *arr (of elem_size) to hold one more element; returns the new slot
  * zeroed, or NULL on allocation failure. */
 void *registry_grow(void **arr, size_t *n, size_t *cap, size_t elem_size);
+
+/* A statement fmt using RESOURCE_META_COLUMNS (its only conversion) with
+ * the dialect's byte length of r.content_text, into buf. */
+int registry_resource_sql(store *db, const char *fmt, char *buf, size_t size, dbmcp_error *err);
 
 /* Fills one array slot from the current row. */
 typedef void (*registry_row_fill_fn)(store_stmt *st, void *slot);

@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
+#include "store/dialect.h"
+
+/* A new version row starts at a random 48-bit value (search_index.h). */
+#define VERSION_START_MASK ((UINT64_C(1) << 48) - 1)
+
 /* Table names come from the caller's constants, but a wrong one must never
  * become SQL: [a-z0-9_] only. */
 static int check_name(const char *name, dbmcp_error *err)
@@ -44,13 +50,14 @@ int search_index_bump(store *db, const char *key, dbmcp_error *err)
 {
     store_stmt *st;
     int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_data_versions (name, version)"
-                           " VALUES (:k, abs(random() % 281474976710656))"
-                           " ON CONFLICT (name) DO UPDATE SET version = version + 1",
+                           "INSERT INTO dbmcp_data_versions (name, version) VALUES (:k, :start)"
+                           " ON CONFLICT (name) DO UPDATE"
+                           " SET version = dbmcp_data_versions.version + 1",
                            &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":k", key);
+    store_bind_int(st, ":start", (int64_t)(ids_random64() & VERSION_START_MASK));
     rc = store_step(st, err);
     store_finalize(st);
     return rc < 0 ? rc : 0;
@@ -65,8 +72,8 @@ int search_index_keyword(store *db, const char *fts_table, const char *match,
     if (rc)
         return rc;
     char sql[256];
-    snprintf(sql, sizeof sql, "SELECT rowid, bm25(%s) FROM %s WHERE %s MATCH :q ORDER BY 2",
-             fts_table, fts_table, fts_table);
+    if ((rc = dialect_format(db, DIALECT_FTS_KEYWORD_SEARCH, sql, sizeof sql, err, fts_table)))
+        return rc;
     store_stmt *st;
     if ((rc = store_prepare(db, sql, &st, err)))
         return rc;

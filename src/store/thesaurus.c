@@ -1,11 +1,14 @@
 /*
- * store/thesaurus.c — SQL of the thesaurus on SQLite: the import writer,
- * lookups, expansion rows, label prefixes for text matching, recursive
- * walks and shortest paths; see store/thesaurus.h.
+ * store/thesaurus.c — SQL of the thesaurus: the import writer, lookups,
+ * expansion rows, label prefixes for text matching, recursive walks and
+ * shortest paths; see store/thesaurus.h. The statements are ones SQLite
+ * and PostgreSQL both accept, except the walk in both directions (see
+ * thesaurus_db_walk).
  *
  * Graph walks are recursive CTEs whose rows carry the visited path as
  * text ("/12/40/7/"), so a row never extends to a node already on its own
- * path: cycles end, and LIMIT bounds the work on dense graphs. SQLite's
+ * path: cycles end, and LIMIT bounds the work on dense graphs (inside the
+ * recursion where the engine allows it: DIALECT_RECURSIVE_LIMIT). SQLite's
  * recursive queue is FIFO, so rows come out breadth first.
  */
 #include "store/thesaurus.h"
@@ -14,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
+#include "store/dialect.h"
 #include "store/registry_internal.h"
 
 /* The display label of concept <idcol> in :lang: pref labels first, then
@@ -115,7 +120,8 @@ static int writer_prepare(thesaurus_writer *w, dbmcp_error *err)
                    " VALUES (:c, :kind, :lang, :text) ON CONFLICT DO NOTHING"},
         {&w->relation, "INSERT INTO dbmcp_thesaurus_relations (from_id, kind, to_id, asserted)"
                        " VALUES (:f, :k, :t, 1) ON CONFLICT (from_id, kind, to_id)"
-                       " DO UPDATE SET asserted = 1 WHERE asserted = 0"},
+                       " DO UPDATE SET asserted = 1"
+                       " WHERE dbmcp_thesaurus_relations.asserted = 0"},
         {&w->inverse, "INSERT INTO dbmcp_thesaurus_relations (from_id, kind, to_id, asserted)"
                       " VALUES (:f, :k, :t, 0) ON CONFLICT DO NOTHING"},
         {&w->find_label, "SELECT l.concept_id FROM dbmcp_thesaurus_labels l"
@@ -149,8 +155,9 @@ int thesaurus_writer_open(store *db, const char *name, const char *uri, const ch
     }
     if (!rc)
         rc = store_prepare(db,
-                           "INSERT INTO dbmcp_thesaurus_schemes (name, uri, title, source, format)"
-                           " VALUES (:name, :uri, :title, :source, :format) RETURNING id",
+                           "INSERT INTO dbmcp_thesaurus_schemes (name, uri, title, source, format,"
+                           " imported_at) VALUES (:name, :uri, :title, :source, :format, :now)"
+                           " RETURNING id",
                            &st, err);
     if (!rc) {
         store_bind_text(st, ":name", name);
@@ -158,6 +165,9 @@ int thesaurus_writer_open(store *db, const char *name, const char *uri, const ch
         store_bind_text(st, ":title", title ? title : "");
         store_bind_text(st, ":source", source ? source : "");
         store_bind_text(st, ":format", format);
+        char now[32];
+        ids_now_iso(now);
+        store_bind_text(st, ":now", now);
         rc = store_step(st, err);
         if (rc == STORE_ROW) {
             w->scheme = store_column_int(st, 0);
@@ -317,13 +327,14 @@ int thesaurus_db_resolve(store *db, const char *term, const char *norm, const ch
         db,
         "SELECT * FROM (SELECT c.id, c.uri, " PREF_LABEL_SQL(
             "c.id") ","
-                    " c.uri = :term OR EXISTS (SELECT 1 FROM dbmcp_thesaurus_labels x WHERE"
-                    " x.concept_id = c.id AND x.norm = :norm AND x.kind = 'pref') AS exact"
-                    " FROM dbmcp_thesaurus_concepts c"
+                    " CASE WHEN c.uri = :term OR EXISTS (SELECT 1 FROM dbmcp_thesaurus_labels x"
+                    " WHERE x.concept_id = c.id AND x.norm = :norm AND x.kind = 'pref') THEN 1 "
+                    "ELSE 0 END"
+                    " AS exact FROM dbmcp_thesaurus_concepts c"
                     " WHERE c.uri = :term OR (NOT EXISTS (SELECT 1 FROM dbmcp_thesaurus_concepts u"
                     " WHERE u.uri = :term) AND c.id IN (SELECT concept_id FROM "
                     "dbmcp_thesaurus_labels"
-                    " WHERE norm = :norm))) ORDER BY exact DESC, id LIMIT :max",
+                    " WHERE norm = :norm))) AS found ORDER BY exact DESC, id LIMIT :max",
         &st, err);
     if (rc)
         return rc;
@@ -406,7 +417,8 @@ static int concept_details(store *db, int64_t id, const char *lang, thesaurus_co
 {
     int rc = collect_rows(db,
                           "SELECT label, lang, kind FROM dbmcp_thesaurus_labels"
-                          " WHERE concept_id = :id AND (:lang IS NULL OR lang = :lang OR lang = '')"
+                          " WHERE concept_id = :id"
+                          " AND (CAST(:lang AS TEXT) IS NULL OR lang = :lang OR lang = '')"
                           " ORDER BY CASE kind WHEN 'pref' THEN 0 WHEN 'alt' THEN 1 ELSE 2 END,"
                           " lang, id",
                           id, lang, fill_label, sizeof *c->labels, (void **)&c->labels, &c->nlabels,
@@ -415,7 +427,8 @@ static int concept_details(store *db, int64_t id, const char *lang, thesaurus_co
         rc = collect_rows(
             db,
             "SELECT kind, lang, text FROM dbmcp_thesaurus_notes WHERE concept_id = :id"
-            " AND (:lang IS NULL OR lang = :lang OR lang = '') ORDER BY kind, lang",
+            " AND (CAST(:lang AS TEXT) IS NULL OR lang = :lang OR lang = '')"
+            " ORDER BY kind, lang, text",
             id, lang, fill_note, sizeof *c->notes, (void **)&c->notes, &c->nnotes, err);
     if (!rc)
         rc = collect_rows(db,
@@ -485,7 +498,7 @@ int thesaurus_db_expand(store *db, const char *norm, const char *lang, int max,
         " ON r.from_id = d.id AND r.kind = 'narrower' WHERE d.depth < 2)"
         " SELECT l.label, l.norm FROM (SELECT id, min(depth) AS depth FROM down GROUP BY id) d"
         " JOIN dbmcp_thesaurus_labels l ON l.concept_id = d.id"
-        " WHERE :lang IS NULL OR l.lang = :lang OR l.lang = ''"
+        " WHERE CAST(:lang AS TEXT) IS NULL OR l.lang = :lang OR l.lang = ''"
         " ORDER BY d.depth, CASE l.kind WHEN 'pref' THEN 0 WHEN 'alt' THEN 1 ELSE 2 END,"
         " d.id, l.id LIMIT :max",
         &st, err);
@@ -545,7 +558,8 @@ int thesaurus_probe_open(store *db, thesaurus_probe **out, dbmcp_error *err)
             db,
             "SELECT l.concept_id, c.uri, l.label, l.lang,"
             " coalesce((SELECT pl.label FROM dbmcp_thesaurus_labels pl"
-            "  WHERE pl.concept_id = l.concept_id AND pl.kind = 'pref' AND pl.lang = l.lang),"
+            "  WHERE pl.concept_id = l.concept_id AND pl.kind = 'pref' AND pl.lang = l.lang"
+            "  ORDER BY pl.label LIMIT 1),"
             "  (SELECT pl.label FROM dbmcp_thesaurus_labels pl WHERE pl.concept_id = l.concept_id"
             "  AND pl.kind = 'pref' ORDER BY pl.lang, pl.id LIMIT 1), l.label)"
             " FROM dbmcp_thesaurus_labels l JOIN dbmcp_thesaurus_concepts c ON c.id = l.concept_id"
@@ -591,17 +605,23 @@ int thesaurus_probe_labels(thesaurus_probe *p, const char *key, thesaurus_probe_
     return rc < 0 ? rc : 0;
 }
 
-/* The recursive term following edges out of (or into) the walk's frontier. */
+/* The recursive term following edges out of (or into) the walk's frontier.
+ * cyc is 1 when the row reached a concept already on its path (the path
+ * holds only digits and '/', so LIKE sees no wildcard in it). */
 static const char *walk_term(int in)
 {
     return in ? " SELECT r.from_id, w.id, r.from_id, r.kind, r.to_id, w.depth + 1,"
-                " w.path || r.from_id || '/', instr(w.path, '/' || r.from_id || '/') > 0"
+                " w.path || CAST(r.from_id AS TEXT) || '/',"
+                " CASE WHEN w.path LIKE ('%/' || CAST(r.from_id AS TEXT) || '/%') THEN 1 ELSE 0 END"
                 " FROM walk w JOIN dbmcp_thesaurus_relations r ON r.to_id = w.id"
-                " WHERE w.depth < :depth AND NOT w.cyc AND (:kind IS NULL OR r.kind = :kind)"
+                " WHERE w.depth < :depth AND w.cyc = 0"
+                " AND (CAST(:kind AS TEXT) IS NULL OR r.kind = :kind)"
               : " SELECT r.to_id, w.id, r.from_id, r.kind, r.to_id, w.depth + 1,"
-                " w.path || r.to_id || '/', instr(w.path, '/' || r.to_id || '/') > 0"
+                " w.path || CAST(r.to_id AS TEXT) || '/',"
+                " CASE WHEN w.path LIKE ('%/' || CAST(r.to_id AS TEXT) || '/%') THEN 1 ELSE 0 END"
                 " FROM walk w JOIN dbmcp_thesaurus_relations r ON r.from_id = w.id"
-                " WHERE w.depth < :depth AND NOT w.cyc AND (:kind IS NULL OR r.kind = :kind)";
+                " WHERE w.depth < :depth AND w.cyc = 0"
+                " AND (CAST(:kind AS TEXT) IS NULL OR r.kind = :kind)";
 }
 
 int thesaurus_db_walk(store *db, int64_t start, thesaurus_relation rel, thesaurus_direction dir,
@@ -611,18 +631,25 @@ int thesaurus_db_walk(store *db, int64_t start, thesaurus_relation rel, thesauru
     *rows = NULL;
     *n = 0;
     *capped = 0;
-    char sql[2048];
+    /* Both directions take two recursive SELECTs, which SQLite allows and
+     * PostgreSQL does not (there it needs one term over both edge
+     * directions). The anchor's columns are typed for engines that type
+     * a recursive CTE by its first SELECT. */
+    char limit[64], sql[3072];
+    int rc = dialect_format(db, DIALECT_RECURSIVE_LIMIT, limit, sizeof limit, err, ":cap");
+    if (rc)
+        return rc;
     snprintf(sql, sizeof sql,
              "WITH RECURSIVE walk(id, parent, f, k, t, depth, path, cyc) AS ("
-             " SELECT :start, NULL, NULL, NULL, NULL, 0, '/' || :start || '/', 0"
-             " UNION ALL %s%s%s LIMIT :cap)"
+             " SELECT CAST(:start AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),"
+             " CAST(NULL AS TEXT), CAST(NULL AS BIGINT), 0, '/' || CAST(:start AS TEXT) || '/', 0"
+             " UNION ALL %s%s%s%s)"
              " SELECT id, coalesce(parent, 0), coalesce(f, 0), coalesce(k, ''), coalesce(t, 0),"
-             " depth FROM walk",
+             " depth FROM walk LIMIT :cap",
              walk_term(dir == THESAURUS_IN), dir == THESAURUS_BOTH ? " UNION ALL" : "",
-             dir == THESAURUS_BOTH ? walk_term(1) : "");
+             dir == THESAURUS_BOTH ? walk_term(1) : "", limit);
     store_stmt *st;
-    int rc = store_prepare(db, sql, &st, err);
-    if (rc)
+    if ((rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":start", start);
     store_bind_int(st, ":depth", depth);
@@ -664,23 +691,27 @@ int thesaurus_db_meet(store *db, int64_t from, int64_t to, int fwd_depth, int bw
     *capped = 0;
     /* UNION keeps one row per (concept, depth): at most depth rows per
      * concept, so the work is bounded by the edges within the radius. */
-    store_stmt *st;
-    int rc =
-        store_prepare(db,
-                      "WITH RECURSIVE"
-                      " fwd(id, depth) AS (SELECT :from, 0 UNION"
-                      "  SELECT r.to_id, f.depth + 1 FROM fwd f JOIN dbmcp_thesaurus_relations r"
-                      "  ON r.from_id = f.id WHERE f.depth < :fd LIMIT :cap),"
-                      " bwd(id, depth) AS (SELECT :to, 0 UNION"
-                      "  SELECT r.from_id, b.depth + 1 FROM bwd b JOIN dbmcp_thesaurus_relations r"
-                      "  ON r.to_id = b.id WHERE b.depth < :bd LIMIT :cap)"
-                      " SELECT f.id, f.depth + b.depth AS len,"
-                      "  (SELECT count(*) FROM fwd) >= :cap OR (SELECT count(*) FROM bwd) >= :cap"
-                      " FROM fwd f JOIN bwd b ON b.id = f.id"
-                      " WHERE NOT :exact OR (f.depth = :fd AND b.depth = :bd)"
-                      " ORDER BY len, f.depth DESC, f.id LIMIT 1",
-                      &st, err);
+    char limit[64], sql[1536];
+    int rc = dialect_format(db, DIALECT_RECURSIVE_LIMIT, limit, sizeof limit, err, ":cap");
     if (rc)
+        return rc;
+    snprintf(sql, sizeof sql,
+             "WITH RECURSIVE"
+             " fwd(id, depth) AS (SELECT CAST(:from AS BIGINT), 0 UNION"
+             "  SELECT r.to_id, f.depth + 1 FROM fwd f JOIN dbmcp_thesaurus_relations r"
+             "  ON r.from_id = f.id WHERE f.depth < :fd%s),"
+             " bwd(id, depth) AS (SELECT CAST(:to AS BIGINT), 0 UNION"
+             "  SELECT r.from_id, b.depth + 1 FROM bwd b JOIN dbmcp_thesaurus_relations r"
+             "  ON r.to_id = b.id WHERE b.depth < :bd%s)"
+             " SELECT f.id, f.depth + b.depth AS len,"
+             "  CASE WHEN (SELECT count(*) FROM fwd) >= :cap OR (SELECT count(*) FROM bwd) >= :cap"
+             "  THEN 1 ELSE 0 END"
+             " FROM fwd f JOIN bwd b ON b.id = f.id"
+             " WHERE :exact = 0 OR (f.depth = :fd AND b.depth = :bd)"
+             " ORDER BY len, f.depth DESC, f.id LIMIT 1",
+             limit, limit);
+    store_stmt *st;
+    if ((rc = store_prepare(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":from", from);
     store_bind_int(st, ":to", to);

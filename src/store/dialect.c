@@ -1,0 +1,118 @@
+/*
+ * dialect.c — the table of SQL fragments per dialect (see dialect.h).
+ *
+ * The SQLite column is what dbmcp runs today. The PostgreSQL column is
+ * written where the translation is known; NULL marks what has no
+ * PostgreSQL form yet (full text: FTS5 tables and bm25 have no drop-in
+ * counterpart, PostgreSQL gets its own full-text design with its backend).
+ * Every fragment is a printf format, so a literal '%' is written "%%".
+ */
+#include "store/dialect.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct dialect_entry {
+    const char *name;     /* for error messages */
+    const char *sqlite;   /* SQLite 3.40 */
+    const char *postgres; /* PostgreSQL 15, or NULL */
+} dialect_entry;
+
+#define MIGRATIONS_COLUMNS                                                                         \
+    "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL"
+
+static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
+    [DIALECT_TEXT_BYTES] = {"text bytes", "length(CAST(%s AS BLOB))", "octet_length(%s)"},
+    [DIALECT_SECONDS_BETWEEN] = {"seconds between", "((julianday(%s) - julianday(%s)) * 86400.0)",
+                                 "extract(epoch FROM CAST(%s AS timestamptz)"
+                                 " - CAST(%s AS timestamptz))"},
+    [DIALECT_JSON_ARRAY_TEXTS] = {"JSON array texts", "SELECT value FROM json_each(%s)",
+                                  "SELECT json_array_elements_text(CAST(%s AS json))"},
+    [DIALECT_JSON_HAS_TEXT] = {"JSON text member",
+                               "EXISTS (SELECT 1 FROM json_each(%s) m WHERE m.key = %s"
+                               " AND m.type = 'text' AND m.value = %s)",
+                               "CAST(%s AS jsonb) @> jsonb_build_object(CAST(%s AS text),"
+                               " CAST(%s AS text))"},
+    [DIALECT_JSON_MATCHES_ALL] = {"JSON members match",
+                                  "NOT EXISTS (SELECT 1 FROM json_each(%s) w WHERE"
+                                  " json_extract(%s, '$.\"' || w.key || '\"')"
+                                  " IS DISTINCT FROM w.value)",
+                                  "coalesce(CAST(%2$s AS jsonb), '{}') @> CAST(%1$s AS jsonb)"},
+    /* PostgreSQL refuses LIMIT in a recursive query; there the recursion is
+     * bounded by its depth condition and by the outer query's LIMIT. */
+    [DIALECT_RECURSIVE_LIMIT] = {"recursive limit", " LIMIT %s", ""},
+    [DIALECT_TABLE_EXISTS] = {"table exists",
+                              "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                              " AND name = :name",
+                              "SELECT count(*) FROM information_schema.tables"
+                              " WHERE table_schema = current_schema() AND table_name = :name"},
+    [DIALECT_MIGRATIONS_TABLE] = {"migrations table",
+                                  "CREATE TABLE IF NOT EXISTS dbmcp_schema_migrations"
+                                  " (" MIGRATIONS_COLUMNS
+                                  " DEFAULT (strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ','now')))",
+                                  "CREATE TABLE IF NOT EXISTS dbmcp_schema_migrations"
+                                  " (" MIGRATIONS_COLUMNS " DEFAULT to_char(now() AT TIME ZONE"
+                                  " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))"},
+    /* Contentless FTS5: rows are added by rowid and removed with the
+     * 'delete' command and the values they were indexed with. */
+    [DIALECT_CHUNKS_FTS_INDEX] = {"chunk index",
+                                  "INSERT INTO dbmcp_chunks_fts (rowid, text, heading, title)"
+                                  " SELECT c.id, c.text, c.heading, d.title FROM dbmcp_chunks c"
+                                  " JOIN dbmcp_documents d ON d.id = c.document_id"
+                                  " WHERE c.document_id = :d ORDER BY c.id",
+                                  NULL},
+    [DIALECT_CHUNKS_FTS_UNINDEX] = {"chunk unindex",
+                                    "INSERT INTO dbmcp_chunks_fts (dbmcp_chunks_fts, rowid, text,"
+                                    " heading, title) SELECT 'delete', c.id, c.text, c.heading,"
+                                    " d.title FROM dbmcp_chunks c JOIN dbmcp_documents d"
+                                    " ON d.id = c.document_id WHERE c.document_id = :d",
+                                    NULL},
+    /* External-content FTS5 over dbmcp_mem_items (content_rowid = id). */
+    [DIALECT_MEMORY_FTS_INDEX] = {"memory index",
+                                  "INSERT INTO dbmcp_mem_fts (rowid, text) VALUES (:id, :text)",
+                                  NULL},
+    [DIALECT_MEMORY_FTS_UNINDEX] = {"memory unindex",
+                                    "INSERT INTO dbmcp_mem_fts (dbmcp_mem_fts, rowid, text)"
+                                    " SELECT 'delete', i.id, i.text FROM dbmcp_mem_items i"
+                                    " WHERE%s",
+                                    NULL},
+    [DIALECT_FTS_KEYWORD_SEARCH] = {"keyword search",
+                                    "SELECT rowid, bm25(%1$s) FROM %1$s WHERE %1$s MATCH :q"
+                                    " ORDER BY 2",
+                                    NULL},
+};
+
+static int is_postgres(const store *db)
+{
+    return strcmp(store_dialect(db), "postgres") == 0;
+}
+
+const char *dialect_sql(const store *db, dialect_fragment id)
+{
+    if ((int)id < 0 || id >= DIALECT_FRAGMENT_COUNT)
+        return NULL;
+    return is_postgres(db) ? fragments[id].postgres : fragments[id].sqlite;
+}
+
+int dialect_format(const store *db, dialect_fragment id, char *buf, size_t size, dbmcp_error *err,
+                   ...)
+{
+    if ((int)id < 0 || id >= DIALECT_FRAGMENT_COUNT)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error", "no SQL fragment %d",
+                                       (int)id);
+    const char *fmt = dialect_sql(db, id);
+    if (!fmt)
+        return dbmcp_error_set_private(err, DBMCP_ESTORE, "internal error",
+                                       "the %s dialect has no SQL for '%s' yet", store_dialect(db),
+                                       fragments[id].name);
+    va_list ap;
+    va_start(ap, err);
+    int n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= size)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "SQL for '%s' does not fit in %zu bytes", fragments[id].name,
+                                       size);
+    return 0;
+}

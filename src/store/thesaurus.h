@@ -4,7 +4,7 @@
  * the dbmcp_thesaurus_* tables (migration 0003_thesaurus.sql).
  *
  * This layer knows no text normalisation: callers pass match keys
- * (labels.norm) already computed with src/search/textnorm.h. Read
+ * (labels.norm) already computed with src/core/textnorm.h. Read
  * functions fill the public types of thesaurus/thesaurus.h; the caller
  * releases them with that header's _free functions.
  *

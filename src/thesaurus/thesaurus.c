@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 #include "thesaurus/internal.h"
 
 /* Rows a graph walk may produce per requested node (paths, not nodes, are

@@ -11,7 +11,7 @@
  * "the outgoing edges of X" is always a complete answer.
  *
  * Every label also has a match key: its tokens as text_tokenize (TEXT_LANG_NONE,
- * src/search/textnorm.h) produces them — NFKC, case folded (ß → ss), marks
+ * src/core/textnorm.h) produces them — NFKC, case folded (ß → ss), marks
  * kept where meaningful, CJK as character bigrams — joined by single
  * spaces. Lookups, expansion and text matching compare match keys, so
  * "ARBEITSZEIT", "Arbeitszeit" and "arbeitszeit" are the same term.

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "core/textnorm.h"
+#include "core/vector.h"
 #include "search/embed_internal.h"
-#include "search/vector.h"
 
 #define BUILTIN_MIN_DIM 16
 

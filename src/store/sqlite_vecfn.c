@@ -2,7 +2,7 @@
  * sqlite_vecfn.c — vector_distance() and embed() for SQL (contract in
  * sqlite_vecfn.h). Arguments are parsed into float arrays of our own
  * (a BLOB is copied: SQLite gives no alignment guarantee), checked, and
- * handed to search/vector.h and search/embed.h.
+ * handed to core/vector.h and search/embed.h.
  */
 #include "store/sqlite_vecfn.h"
 
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/vector.h"
 #include "search/embed.h"
-#include "search/vector.h"
 
 /* A parsed vector argument. */
 typedef struct vec_arg {

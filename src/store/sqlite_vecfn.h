@@ -5,7 +5,7 @@
  *   vector_distance(a, b [, metric])  distance between two vectors, each a
  *       float32 BLOB (little-endian, 4 bytes per element) or a JSON array
  *       of numbers as TEXT; metric 'cosine' (default), 'dot' or
- *       'euclidean' as in search/vector.h (smaller is closer). NULL when
+ *       'euclidean' as in core/vector.h (smaller is closer). NULL when
  *       an argument is NULL; an error naming the argument and the rule
  *       for a malformed vector, differing dimensions or an unknown metric.
  *   embed(text)  the default embedder's vector of text (search/embed.h,

@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "case_files.h"
+#include "core/vector.h"
 #include "search/embed.h"
 #include "search/embed_internal.h"
-#include "search/vector.h"
 #include "store/migrate.h"
 #include "store/store.h"
 

@@ -84,7 +84,7 @@ bench-query: all
 bench-repair: $(BUILD)/bench/repair_bench
 	@BENCH_REPAIR=$(BUILD)/bench/repair_bench bench/repair.sh
 
-$(BUILD)/bench/repair_bench: bench/repair_bench.c $(BUILD)/obj/agent/repair.o $(BUILD)/obj/core/error.o
+$(BUILD)/bench/repair_bench: bench/repair_bench.c $(BUILD)/obj/core/json_repair.o $(BUILD)/obj/core/error.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 

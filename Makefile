@@ -84,7 +84,7 @@ bench-query: all
 bench-repair: $(BUILD)/bench/repair_bench
 	@BENCH_REPAIR=$(BUILD)/bench/repair_bench bench/repair.sh
 
-$(BUILD)/bench/repair_bench: bench/repair_bench.c $(BUILD)/obj/agent/repair.o $(BUILD)/obj/core/error.o
+$(BUILD)/bench/repair_bench: bench/repair_bench.c $(BUILD)/obj/core/json_repair.o $(BUILD)/obj/core/error.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -92,7 +92,7 @@ $(BUILD)/bench/repair_bench: bench/repair_bench.c $(BUILD)/obj/agent/repair.o $(
 bench-vector: $(BUILD)/bench/vector_bench
 	@BENCH_VECTOR=$(BUILD)/bench/vector_bench bench/vector.sh
 
-$(BUILD)/bench/vector_bench: bench/vector/vector_bench.c $(BUILD)/obj/search/vector.o $(BUILD)/obj/core/error.o
+$(BUILD)/bench/vector_bench: bench/vector/vector_bench.c $(BUILD)/obj/core/vector.o $(BUILD)/obj/core/error.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Repair benchmark: dbmcp's response repair engine (src/agent/repair.c) vs.
+# Repair benchmark: dbmcp's response repair engine (src/core/json_repair.c) vs.
 # the npm jsonrepair library, on the same corpus (tests/cases/repair), side
 # by side in one run. Entry point of `make bench-repair`; see bench/README.md,
 # "Repair benchmark".

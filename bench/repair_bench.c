@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/repair.h"
+#include "core/json_repair.h"
 
 #define MIN_PASSES 3
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_chunk.c — libFuzzer target for the text normaliser and the chunker
- * (search/textnorm, search/chunk).
+ * (core/textnorm, search/chunk).
  *
  * Each input is a document of any bytes (not NUL-terminated, maybe not
  * UTF-8). The target checks that text_tokenize emits tokens inside the
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textnorm.h"
 #include "search/chunk.h"
-#include "search/textnorm.h"
 
 static void die(const char *what, size_t a, size_t b)
 {

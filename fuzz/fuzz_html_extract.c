@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textnorm.h"
 #include "docs/extract.h"
-#include "search/textnorm.h"
 
 static void die(const char *what)
 {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 #include "store/migrate.h"
 #include "store/store.h"
 #include "thesaurus/mythes.h"

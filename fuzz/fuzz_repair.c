@@ -1,6 +1,6 @@
 /*
  * fuzz_repair.c — libFuzzer target for the response repair engine
- * (agent/repair).
+ * (core/json_repair).
  *
  * Each input is a model answer. The target checks the engine's contract:
  *   - repair_json either fails with a negative code, no output and a
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/repair.h"
+#include "core/json_repair.h"
 
 #define LOAD_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
 

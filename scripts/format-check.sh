@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a C file differs from what clang-format (the repo's
-# .clang-format) would write. `make format` fixes it.
+# .clang-format) would write (`make format` fixes it), or when an include
+# reaches up a layer (scripts/layers.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=0
@@ -11,4 +12,6 @@ while IFS= read -r f; do
   fi
 done < <(find src tests/unit fuzz -name '*.c' -o -name '*.h' 2>/dev/null | sort)
 [ $bad -eq 0 ] && echo "format: all C files formatted"
+# The include graph follows the layers (nothing includes from a layer above).
+scripts/layers.sh || bad=1
 exit $bad

@@ -36,7 +36,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "search/vector.h"
+#include "core/vector.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

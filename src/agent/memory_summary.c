@@ -9,8 +9,8 @@
 
 #include "agent/agent_store.h"
 #include "core/log.h"
+#include "core/textnorm.h"
 #include "llm/llm.h"
-#include "search/textnorm.h"
 #include "store/registry.h"
 
 static const char fixed_instruction[] =

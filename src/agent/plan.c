@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 
 static const char *const step_kind_names[] = {"analyse", "tool", "llm", "save_episode"};
 

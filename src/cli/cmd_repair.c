@@ -1,13 +1,13 @@
 /*
- * cmd_repair.c — `dbmcp repair`: the response repair engine (agent/repair)
+ * cmd_repair.c — `dbmcp repair`: the response repair engine (core/json_repair)
  * as a filter, for one model answer on stdin or a batch of them in a file.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/repair.h"
 #include "cli/cli.h"
+#include "core/json_repair.h"
 
 /* One batch entry: {"ok":true,"output":VALUE,"repairs":[…],"lossy":B} or
  * {"ok":false,"error":"…"}. NULL when out of memory. */

@@ -12,6 +12,7 @@
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/version.h"
+#include "search/embed.h"
 #include "store/migrate.h"
 
 static const cli_command *const core_commands[] = {
@@ -248,6 +249,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "dbmcp: cannot initialise libsodium\n");
         return CLI_FAIL;
     }
+    embedder_install_sql_hook(); /* embed() in SQL: the default embedder */
     if (argc < 2) {
         help_all();
         return CLI_USAGE;

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <utf8proc.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 
 /* --- formats ------------------------------------------------------------------ */
 

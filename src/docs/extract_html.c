@@ -17,9 +17,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/textnorm.h"
 #include "core/xml_lib.h"
 #include "docs/extract.h"
-#include "search/textnorm.h"
 
 typedef struct text_buf {
     char *s;

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "core/optlib.h"
+#include "core/textnorm.h"
 #include "docs/extract.h"
-#include "search/textnorm.h"
 
 #define PDF_MAX_PAGES 100000
 

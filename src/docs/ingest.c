@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 #include "store/documents.h"
 #include "store/registry.h"
 #include "store/search_index.h"

@@ -50,7 +50,7 @@
  * with retry_after_ms set so the caller can decide).
  *
  * Tool-call arguments are kept as the raw text the model sent and parsed
- * once: strictly first, then with the repair engine (agent/repair.h); a
+ * once: strictly first, then with the repair engine (core/json_repair.h); a
  * repaired call has repaired = 1 (and the response too); arguments that
  * cannot be recovered leave args NULL and args_error set — the response is
  * still returned so the agent loop can ask the model to correct itself.

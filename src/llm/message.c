@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent/repair.h"
+#include "core/json_repair.h"
 #include "core/jsonutil.h"
 #include "llm/internal.h"
 

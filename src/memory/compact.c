@@ -11,8 +11,8 @@
 
 #include "core/ids.h"
 #include "core/log.h"
+#include "core/textnorm.h"
 #include "memory/memory_internal.h"
-#include "search/textnorm.h"
 #include "store/memory_store.h"
 
 /* --- extractive summary ------------------------------------------------------------ */

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 
 #define CHUNK_MAX_TOKENS_LIMIT 100000 /* max_tokens above this is refused */
 #define HEADING_MAX_BYTES 512         /* recorded headings are cut here */

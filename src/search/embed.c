@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "search/embed_internal.h"
+#include "store/embed_hook.h"
 #include "store/registry.h"
 
 /* --- model name and dimension --------------------------------------------- */
@@ -225,4 +226,32 @@ void embedder_default_release(void)
     retired = NULL;
     n_retired = 0;
     pthread_mutex_unlock(&default_lock);
+}
+
+/* The store's embed hook: one text through the default embedder. */
+static int default_embed_hook(void *ctx, const char *text, float **vec, int *dim, dbmcp_error *err)
+{
+    (void)ctx;
+    embedder *e = embedder_default();
+    if (!e)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    int rc = embedder_probe(e, err);
+    int d = rc ? 0 : embedder_dim(e);
+    float *v = d > 0 ? malloc((size_t)d * sizeof *v) : NULL;
+    if (!rc && !v)
+        rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    if (!rc)
+        rc = embedder_embed(e, &text, 1, v, err);
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    *vec = v;
+    *dim = d;
+    return 0;
+}
+
+void embedder_install_sql_hook(void)
+{
+    store_set_embed_hook(default_embed_hook, NULL);
 }

@@ -87,5 +87,9 @@ void embedder_set_default(embedder *e);
 /* Free the default and every previous one. Only when no other thread can
  * be using them (process exit, tests). */
 void embedder_default_release(void);
+/* Register the default embedder as the store's embed hook
+ * (store/embed_hook.h), so the SQL function embed() uses
+ * embedder_default(). Programs call it once at startup; idempotent. */
+void embedder_install_sql_hook(void);
 
 #endif

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textnorm.h"
+#include "core/vector.h"
 #include "search/embed_internal.h"
-#include "search/vector.h"
-#include "search/textnorm.h"
 
 #define BUILTIN_MIN_DIM 16
 

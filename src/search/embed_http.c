@@ -30,9 +30,9 @@
 #include <time.h>
 
 #include "core/curl_lib.h"
+#include "core/textnorm.h"
+#include "core/vector.h"
 #include "search/embed_internal.h"
-#include "search/vector.h"
-#include "search/textnorm.h"
 
 #define HTTP_MAX_BODY (64u * 1024 * 1024) /* reply bytes accepted */
 #define HTTP_RETRY_AFTER_MAX_MS 60000     /* longest Retry-After honoured */

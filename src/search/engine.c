@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vector.h"
 #include "search/fts_query.h"
 #include "search/fuse.h"
-#include "search/vector.h"
 #include "store/search_index.h"
 
 /* --- the vector index cache -------------------------------------------------- */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 
 /* A growable output string. */
 typedef struct sbuf {

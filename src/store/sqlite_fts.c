@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 
 /* One tokenizer instance: the languages of one FTS5 table. */
 typedef struct fts_tokenizer {

@@ -1,6 +1,6 @@
 /*
  * sqlite_fts.h — private to store/: the "dbmcp" FTS5 tokenizer, which
- * makes SQLite full-text search see text the way search/textnorm.h does
+ * makes SQLite full-text search see text the way core/textnorm.h does
  * (NFKC + case folding, Snowball stems, CJK bigrams).
  *
  *   CREATE VIRTUAL TABLE t USING fts5(body, tokenize = 'dbmcp de en');

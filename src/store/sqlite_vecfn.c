@@ -2,7 +2,8 @@
  * sqlite_vecfn.c — vector_distance() and embed() for SQL (contract in
  * sqlite_vecfn.h). Arguments are parsed into float arrays of our own
  * (a BLOB is copied: SQLite gives no alignment guarantee), checked, and
- * handed to search/vector.h and search/embed.h.
+ * handed to core/vector.h; embed() calls the hook the embedder's layer
+ * registered (store/embed_hook.h).
  */
 #include "store/sqlite_vecfn.h"
 
@@ -14,8 +15,8 @@
 #include <string.h>
 
 #include "core/log.h"
-#include "search/embed.h"
-#include "search/vector.h"
+#include "core/vector.h"
+#include "store/embed_hook.h"
 
 /* A parsed vector argument. */
 typedef struct vec_arg {
@@ -180,22 +181,16 @@ static void fn_embed(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
         return;
     const char *text = (const char *)sqlite3_value_text(argv[0]);
-    embedder *e = embedder_default();
-    if (!text || !e) {
+    if (!text) {
         sqlite3_result_error_nomem(ctx);
         return;
     }
+    float *v = NULL;
+    int dim = 0;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int rc = embedder_probe(e, &err);
-    int dim = rc ? 0 : embedder_dim(e);
-    float *v = dim > 0 ? malloc((size_t)dim * sizeof *v) : NULL;
-    if (!rc && !v)
-        rc = dbmcp_error_set(&err, DBMCP_ENOMEM, "out of memory");
-    if (!rc)
-        rc = embedder_embed(e, &text, 1, v, &err);
+    int rc = store_embed_hook_call(text, &v, &dim, &err);
     if (rc) {
-        free(v);
         /* The statement's error may reach the agent: the public message;
          * the operator's detail goes to the log. */
         log_msg(LOG_WARN, "embed", "embed(): %s", err.message);

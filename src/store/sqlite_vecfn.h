@@ -5,11 +5,13 @@
  *   vector_distance(a, b [, metric])  distance between two vectors, each a
  *       float32 BLOB (little-endian, 4 bytes per element) or a JSON array
  *       of numbers as TEXT; metric 'cosine' (default), 'dot' or
- *       'euclidean' as in search/vector.h (smaller is closer). NULL when
+ *       'euclidean' as in core/vector.h (smaller is closer). NULL when
  *       an argument is NULL; an error naming the argument and the rule
  *       for a malformed vector, differing dimensions or an unknown metric.
- *   embed(text)  the default embedder's vector of text (search/embed.h,
- *       embedder_default) as a float32 BLOB; NULL for NULL.
+ *   embed(text)  the vector of text as a float32 BLOB, from the hook the
+ *       embedder's layer registered (store/embed_hook.h; dbmcp registers
+ *       the default embedder at startup); NULL for NULL; an error saying
+ *       so when no hook is registered.
  *
  * vector_distance is deterministic and innocuous; embed is neither (the
  * default embedder may be an HTTP service and may change at startup).

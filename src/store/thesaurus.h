@@ -4,9 +4,10 @@
  * the dbmcp_thesaurus_* tables (migration 0003_thesaurus.sql).
  *
  * This layer knows no text normalisation: callers pass match keys
- * (labels.norm) already computed with src/search/textnorm.h. Read
- * functions fill the public types of thesaurus/thesaurus.h; the caller
- * releases them with that header's _free functions.
+ * (labels.norm) already computed with src/core/textnorm.h. Read
+ * functions fill the types of store/thesaurus_types.h (the thesaurus
+ * layer's public types, kept here so the store does not depend on it);
+ * the caller releases them with that header's _free functions.
  *
  * Writes: open a thesaurus_writer inside a transaction the caller began
  * (store_begin), add rows, close it, commit or roll back.
@@ -18,7 +19,7 @@
 
 #include "core/error.h"
 #include "store/store.h"
-#include "thesaurus/thesaurus.h"
+#include "store/thesaurus_types.h"
 
 /* --- writes (import) ------------------------------------------------------ */
 

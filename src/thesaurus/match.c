@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 #include "thesaurus/internal.h"
 
 typedef struct text_token {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 
 #define ENCODING_NAME_MAX 40
 

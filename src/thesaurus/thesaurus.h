@@ -11,13 +11,18 @@
  * "the outgoing edges of X" is always a complete answer.
  *
  * Every label also has a match key: its tokens as text_tokenize (TEXT_LANG_NONE,
- * src/search/textnorm.h) produces them — NFKC, case folded (ß → ss), marks
+ * src/core/textnorm.h) produces them — NFKC, case folded (ß → ss), marks
  * kept where meaningful, CJK as character bigrams — joined by single
  * spaces. Lookups, expansion and text matching compare match keys, so
  * "ARBEITSZEIT", "Arbeitszeit" and "arbeitszeit" are the same term.
  *
  * All SQL lives in src/store/thesaurus.c; these functions take the
  * read-write catalog connection (tool_env.internal_db or the CLI's handle).
+ *
+ * The vocabulary (label kinds, relations, directions) and the value types
+ * the store fills too (thesaurus_strings, thesaurus_ref(s), thesaurus_concept,
+ * thesaurus_stats) with their _free functions are in store/thesaurus_types.h,
+ * included here, so the store does not depend on this layer.
  *
  * Ownership: every function that fills an out-struct allocates its members;
  * the caller releases them with the matching _free function (safe on a
@@ -32,6 +37,7 @@
 
 #include "core/error.h"
 #include "store/store.h"
+#include "store/thesaurus_types.h"
 
 /* --- limits ---------------------------------------------------------------- */
 
@@ -44,36 +50,6 @@
 #define THESAURUS_GRAPH_LIMIT_MAX 1000         /* graph walk node bound */
 #define THESAURUS_PATH_DEPTH_MAX 8             /* shortest path length bound */
 #define THESAURUS_IMPORT_BYTES_MAX (64L << 20) /* default import file size limit */
-
-/* --- vocabulary ------------------------------------------------------------- */
-
-typedef enum thesaurus_label_kind {
-    THESAURUS_PREF = 0, /* skos:prefLabel: at most one per language */
-    THESAURUS_ALT,      /* skos:altLabel: synonyms, abbreviations */
-    THESAURUS_HIDDEN    /* skos:hiddenLabel: misspellings, for matching only */
-} thesaurus_label_kind;
-
-typedef enum thesaurus_relation {
-    THESAURUS_BROADER = 0, /* from is narrower than to */
-    THESAURUS_NARROWER,    /* from is broader than to (the materialised inverse) */
-    THESAURUS_RELATED,     /* symmetric */
-    THESAURUS_ANY = -1     /* graph walks: every kind */
-} thesaurus_relation;
-
-/* "pref"/"alt"/"hidden" and "broader"/"narrower"/"related"/"any". */
-const char *thesaurus_label_kind_name(thesaurus_label_kind k);
-const char *thesaurus_relation_name(thesaurus_relation r);
-/* Parse a relation name; returns 0 and sets *out, or DBMCP_EINVAL. */
-int thesaurus_relation_parse(const char *name, thesaurus_relation *out);
-
-/* --- lists of strings --------------------------------------------------------- */
-
-typedef struct thesaurus_strings {
-    char **items; /* owned strings */
-    size_t count;
-} thesaurus_strings;
-
-void thesaurus_strings_free(thesaurus_strings *s);
 
 /* --- query expansion (search) ------------------------------------------------- */
 
@@ -116,24 +92,6 @@ void thesaurus_match_list_free(thesaurus_match_list *l);
 
 /* --- concepts ------------------------------------------------------------------ */
 
-/* A concept named briefly: what graph nodes, candidates and neighbours are. */
-typedef struct thesaurus_ref {
-    int64_t id;
-    char *uri;        /* owned */
-    char *pref_label; /* owned: in the requested language, else the first available;
-                         the URI's last segment when the concept has no label */
-    int exact;        /* thesaurus_resolve only: the term is the URI or a pref label */
-} thesaurus_ref;
-
-typedef struct thesaurus_refs {
-    thesaurus_ref *items;
-    size_t count;
-} thesaurus_refs;
-
-/* Free one ref's members (not the struct itself). */
-void thesaurus_ref_free(thesaurus_ref *r);
-void thesaurus_refs_free(thesaurus_refs *r);
-
 /* Resolve a term to concepts: a concept URI (exact), else every concept
  * with a label whose match key equals the term's. lang picks the language
  * of pref_label in the result (NULL: any). Concepts whose pref label
@@ -142,47 +100,12 @@ void thesaurus_refs_free(thesaurus_refs *r);
 int thesaurus_resolve(store *db, const char *term, const char *lang, int max, thesaurus_refs *out,
                       dbmcp_error *err);
 
-typedef struct thesaurus_label {
-    char *label; /* owned */
-    char *lang;  /* owned; "" when none */
-    thesaurus_label_kind kind;
-} thesaurus_label;
-
-typedef struct thesaurus_note {
-    char *kind; /* owned: "definition", "scopeNote", … */
-    char *lang; /* owned */
-    char *text; /* owned */
-} thesaurus_note;
-
-typedef struct thesaurus_edge_ref {
-    thesaurus_relation kind;
-    thesaurus_ref target; /* owned members */
-} thesaurus_edge_ref;
-
-typedef struct thesaurus_concept {
-    thesaurus_ref ref;
-    char *scheme;            /* owned: scheme name */
-    thesaurus_label *labels; /* pref first, then alt, hidden; by language */
-    size_t nlabels;
-    thesaurus_note *notes;
-    size_t nnotes;
-    thesaurus_edge_ref *edges; /* outgoing edges (inverses included) */
-    size_t nedges;
-} thesaurus_concept;
-
 /* Load one concept by id with its labels (lang filters them when not
  * NULL; the pref label in `lang` names the refs), notes and edges. */
 int thesaurus_concept_get(store *db, int64_t id, const char *lang, thesaurus_concept *out,
                           dbmcp_error *err);
-void thesaurus_concept_free(thesaurus_concept *c);
 
 /* --- graph ----------------------------------------------------------------------- */
-
-typedef enum thesaurus_direction {
-    THESAURUS_OUT = 0, /* follow edges from the node */
-    THESAURUS_IN,      /* follow edges into the node */
-    THESAURUS_BOTH
-} thesaurus_direction;
 
 typedef struct thesaurus_graph_query {
     int64_t start;               /* concept id */
@@ -274,21 +197,6 @@ int thesaurus_import_resource(store *db, const char *uri, const thesaurus_import
 
 /* --- statistics ------------------------------------------------------------------ */
 
-typedef struct thesaurus_scheme_stats {
-    char *name;   /* owned */
-    char *uri;    /* owned; "" when none */
-    char *source; /* owned: imported file name */
-    char *format; /* owned */
-    char *imported_at;
-    long concepts, labels, relations;
-} thesaurus_scheme_stats;
-
-typedef struct thesaurus_stats {
-    thesaurus_scheme_stats *schemes;
-    size_t nschemes;
-} thesaurus_stats;
-
 int thesaurus_stats_get(store *db, thesaurus_stats *out, dbmcp_error *err);
-void thesaurus_stats_free(thesaurus_stats *s);
 
 #endif

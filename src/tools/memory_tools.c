@@ -18,9 +18,9 @@
 
 #include "core/ids.h"
 #include "core/jsonutil.h"
+#include "core/textnorm.h"
 #include "memory/memory.h"
 #include "memory/recall.h"
-#include "search/textnorm.h"
 #include "store/memory_store.h"
 #include "tools/builtins.h"
 #include "tools/tool.h"

@@ -35,8 +35,8 @@
 
 #include "case_files.h"
 #include "core/error.h"
+#include "core/textnorm.h"
 #include "search/chunk.h"
-#include "search/textnorm.h"
 
 #define CASES_MIN 20
 

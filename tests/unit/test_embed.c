@@ -1,7 +1,8 @@
 /*
  * test_embed.c — search/embed (the builtin lexical embedder, settings,
  * the process-wide default) and the SQL functions vector_distance() and
- * embed() that every store handle gets (store/sqlite_vecfn.h).
+ * embed() that every store handle gets (store/sqlite_vecfn.h), embed()
+ * through the store's hook (store/embed_hook.h).
  *
  * The http embedder is tested against a real local server by
  * tests/cli/embed_http.sh; here its configuration checks and the parser of
@@ -23,9 +24,10 @@
 #include <unistd.h>
 
 #include "case_files.h"
+#include "core/vector.h"
 #include "search/embed.h"
 #include "search/embed_internal.h"
-#include "search/vector.h"
+#include "store/embed_hook.h"
 #include "store/migrate.h"
 #include "store/store.h"
 
@@ -437,6 +439,63 @@ static void test_default_embedder(void **state)
     embedder_default_release();
 }
 
+/* embed() reaches its embedder only through the store's hook: without one
+ * it fails and says so; a registered hook is what it calls. */
+static int fixed_hook(void *ctx, const char *text, float **vec, int *dim, dbmcp_error *err)
+{
+    (void)err;
+    *dim = (int)strlen(text);
+    *vec = calloc((size_t)*dim, sizeof **vec);
+    if (!*vec)
+        return DBMCP_ENOMEM;
+    for (int i = 0; i < *dim; i++)
+        (*vec)[i] = *(const float *)ctx;
+    return 0;
+}
+
+static int failing_hook(void *ctx, const char *text, float **vec, int *dim, dbmcp_error *err)
+{
+    (void)ctx, (void)text, (void)vec, (void)dim;
+    return dbmcp_error_set_private(err, DBMCP_EIO, "the embedding service is unreachable",
+                                   "connect to 10.0.0.1:11434 refused");
+}
+
+static void test_embed_hook(void **state)
+{
+    (void)state;
+    store *db;
+    dbmcp_error err;
+    assert_int_equal(store_open(":memory:", STORE_READWRITE, &db, &err), 0);
+    store_set_embed_hook(NULL, NULL);
+    sql_fails(db, "SELECT embed('hello')", "embed: no embedder is registered in this process");
+    store_stmt *st;
+    assert_int_equal(sql_run(db, "SELECT embed(NULL) IS NULL", &st, &err), STORE_ROW);
+    assert_int_equal(store_column_int(st, 0), 1);
+    store_finalize(st);
+
+    float half = 0.5f;
+    store_set_embed_hook(fixed_hook, &half);
+    assert_int_equal(sql_run(db, "SELECT embed('abc')", &st, &err), STORE_ROW);
+    assert_int_equal(store_column_bytes(st, 0), 3 * sizeof(float));
+    const float want[3] = {0.5f, 0.5f, 0.5f};
+    assert_memory_equal(store_column_blob(st, 0), want, sizeof want);
+    store_finalize(st);
+
+    /* the statement shows the public message, never the operator's detail */
+    store_set_embed_hook(failing_hook, NULL);
+    sql_fails(db, "SELECT embed('abc')", "embed: the embedding service is unreachable");
+    assert_int_equal(sql_run(db, "SELECT embed('abc')", &st, &err), DBMCP_ESTORE);
+    assert_null(strstr(err.message, "10.0.0.1"));
+    store_finalize(st);
+
+    embedder_install_sql_hook();
+    assert_int_equal(sql_run(db, "SELECT length(embed('abc'))", &st, &err), STORE_ROW);
+    assert_int_equal(store_column_int(st, 0), EMBED_BUILTIN_DIM * 4);
+    store_finalize(st);
+    store_close(db);
+    embedder_default_release();
+}
+
 /* One reply case: "inputs", "body", then "vectors" (expected, within 1e-6)
  * or "error" (a substring of the operator message). */
 static const char *check_reply_case(const json_t *c, char *why, size_t size)
@@ -486,11 +545,16 @@ static void test_http_reply_cases(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_builtin_deterministic), cmocka_unit_test(test_builtin_similarity),
-        cmocka_unit_test(test_config_errors),         cmocka_unit_test(test_open_from_settings),
-        cmocka_unit_test(test_sql_functions),         cmocka_unit_test(test_default_embedder),
+        cmocka_unit_test(test_builtin_deterministic),
+        cmocka_unit_test(test_builtin_similarity),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_open_from_settings),
+        cmocka_unit_test(test_sql_functions),
+        cmocka_unit_test(test_default_embedder),
+        cmocka_unit_test(test_embed_hook),
         cmocka_unit_test(test_http_reply_cases),
     };
+    embedder_install_sql_hook(); /* what dbmcp's main does: embed() in SQL */
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     embedder_default_release();
     return rc;

@@ -1,5 +1,5 @@
 /*
- * test_repair.c — tests for the response repair engine (agent/repair).
+ * test_repair.c — tests for the response repair engine (core/json_repair).
  *
  * Most cases are data. Each .json file in tests/cases/repair holds one case
  * object or an array of them: hand-written files, and the generated corpus
@@ -34,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/repair.h"
 #include "case_files.h"
+#include "core/json_repair.h"
 
 #define CASES_MIN 1000 /* hand-written and generated: a lost file fails the test */
 #define LOAD_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)

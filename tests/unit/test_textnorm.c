@@ -1,6 +1,6 @@
 /*
  * test_textnorm.c — tests for the text normaliser and tokenizer
- * (search/textnorm).
+ * (core/textnorm).
  *
  * Most cases are data. Each .json file in tests/cases/textnorm holds one
  * case object or an array of them; a case has one or more of:
@@ -35,7 +35,7 @@
 
 #include "case_files.h"
 #include "core/error.h"
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 
 #define CASES_MIN 50
 

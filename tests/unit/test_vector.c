@@ -1,5 +1,5 @@
 /*
- * test_vector.c — search/vector (kernels, exact and int8 top-k) and
+ * test_vector.c — core/vector (kernels, exact and int8 top-k) and
  * search/fuse (reciprocal-rank fusion).
  *
  * Top-k is checked against brute force over vec_distance on random data
@@ -25,8 +25,8 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/vector.h"
 #include "search/fuse.h"
-#include "search/vector.h"
 
 /* xorshift: the same data on every run. */
 static uint64_t rng_state = 88172645463325252ULL;

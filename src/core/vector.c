@@ -20,7 +20,7 @@
  * arithmetic, in the same order, as the index: a brute-force loop over
  * vec_distance gives bit-identical distances.
  */
-#include "search/vector.h"
+#include "core/vector.h"
 
 #include <assert.h>
 #include <math.h>

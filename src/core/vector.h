@@ -24,9 +24,12 @@
  * |a-b|^2 <= 2|a|^2 + 2|b|^2), so no distance is NaN or infinite.
  * Normalising and quantising compute their scale factors in double, so
  * subnormal values neither overflow a reciprocal nor vanish.
+ *
+ * Pure code in core/: the store's SQL function vector_distance()
+ * (store/sqlite_vecfn.c) uses it as well as the embedders and search/engine.c.
  */
-#ifndef DBMCP_SEARCH_VECTOR_H
-#define DBMCP_SEARCH_VECTOR_H
+#ifndef DBMCP_CORE_VECTOR_H
+#define DBMCP_CORE_VECTOR_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * repair.h — the response repair engine: turns what a language model
+ * json_repair.h — the response repair engine: turns what a language model
  * answered when asked for JSON into valid JSON text, or says why it cannot.
  *
  * The input is first checked strictly (RFC 8259 with jansson's limits: any
@@ -44,9 +44,12 @@
  * The output is always validated by the same strict check before it is
  * returned (the fuzz target holds that check to jansson's parser).
  * docs/repair.md is the user's description.
+ *
+ * Pure code in core/: the typed message model (llm/message.c) repairs
+ * tool-call arguments with it, below the agent loop that relies on it.
  */
-#ifndef DBMCP_AGENT_REPAIR_H
-#define DBMCP_AGENT_REPAIR_H
+#ifndef DBMCP_CORE_JSON_REPAIR_H
+#define DBMCP_CORE_JSON_REPAIR_H
 
 #include <stddef.h>
 

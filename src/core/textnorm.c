@@ -14,7 +14,7 @@
  * Offsets come from the run boundaries in the caller's bytes, so they
  * always sit on code point boundaries.
  */
-#include "search/textnorm.h"
+#include "core/textnorm.h"
 
 #include <libstemmer.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * repair.c — the response repair engine (see repair.h for the contract).
+ * json_repair.c — the response repair engine (see json_repair.h for the contract).
  *
  * The tolerant parser is a recursive descent over the raw bytes that
  * writes normalised JSON text straight into a growing buffer: strings are
@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent/repair.h"
+#include "core/json_repair.h"
 
 #define MAX_CANDIDATES 64   /* '{' / '[' positions tried inside prose */
 #define MAX_NESTED_REPAIR 4 /* repair_json inside a string inside … */

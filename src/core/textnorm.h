@@ -20,9 +20,12 @@
  * creates its stemmers per call; a caller that tokenises often (the FTS5
  * tokenizer) keeps a text_stemmers of its own, used by one thread at a
  * time (Snowball stemmers are not thread-safe).
+ *
+ * Pure code in core/: the store's FTS5 tokenizer (store/sqlite_fts.c)
+ * uses it as well as search/, docs/, thesaurus/ and agent/.
  */
-#ifndef DBMCP_SEARCH_TEXTNORM_H
-#define DBMCP_SEARCH_TEXTNORM_H
+#ifndef DBMCP_CORE_TEXTNORM_H
+#define DBMCP_CORE_TEXTNORM_H
 
 #include <stddef.h>
 #include <stdint.h>

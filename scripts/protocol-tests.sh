@@ -17,9 +17,8 @@ command -v sqlite3 >/dev/null 2>&1 || { echo "protocol-tests: the sqlite3 CLI is
 command -v node >/dev/null 2>&1 || { echo "protocol-tests: node is required" >&2; exit 1; }
 
 cd "$root/tests/node"
-if [ ! -d node_modules ]; then
-  npm ci --no-audit --no-fund
-fi
+# Under a lock on the directory: a second copy of the suite may be installing too.
+flock . sh -c '[ -d node_modules/@modelcontextprotocol/sdk ] || npm ci --no-audit --no-fund'
 
 export DBMCP_BIN="$bin"
 exec node --test --test-reporter=spec "$@" protocol.test.mjs

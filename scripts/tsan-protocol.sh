@@ -4,11 +4,13 @@
 # any data race report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-make -s -j2 BUILD=build/tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread" build/tsan/dbmcp
+# Under a lock: a second copy of the suite may be building the same tree.
+mkdir -p build/tsan
+flock build/tsan make -s -j2 BUILD=build/tsan CC=clang CFLAGS="-O1 -g -fsanitize=thread" build/tsan/dbmcp
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 cd tests/node
-[ -d node_modules/@modelcontextprotocol/sdk ] || npm ci --no-audit --no-fund >&2
+flock . sh -c '[ -d node_modules/@modelcontextprotocol/sdk ] || npm ci --no-audit --no-fund' >&2
 status=0
 TSAN_OPTIONS="halt_on_error=0 log_path=$logs/tsan" DBMCP_BIN="$PWD/../../build/tsan/dbmcp" \
   node --test --test-reporter=dot protocol.test.mjs || status=1

@@ -189,7 +189,10 @@ const cli_command cli_cmd_serve = {
     "stdio: one JSON-RPC message per line; logs go to stderr; exits at end of input.\n"
     "HTTP: POST/GET/DELETE /mcp, both protocol eras (2025-11-25 sessions and stateless\n"
     "2026-07-28). Requests need `Authorization: Bearer KEY` (see `dbmcp keys create`) unless\n"
-    "--no-auth. SIGTERM finishes in-flight requests and writes their audit rows.",
+    "--no-auth. SIGTERM finishes in-flight requests and writes their audit rows.\n"
+    "Once HTTP accepts connections, stderr gets one line with the bound address:\n"
+    "  listening on http://HOST:PORT/mcp\n"
+    "With port 0 (`--http 127.0.0.1:0`) the system picks a free port; read it from that line.",
     0,
     0,
     serve_flags,

@@ -345,13 +345,15 @@ static void group_query(void *ctx, const char *call_id, const char *ts, const ch
     snprintf(g->last_ts, sizeof g->last_ts, "%s", ts ? ts : "-");
 }
 
-/* Most calls first; ties: most recently used first. */
+/* Most calls first; ties: most recently used first, then by the text (the
+ * keys are distinct), so the listing never depends on qsort's order. */
 static int compare_groups(const void *pa, const void *pb)
 {
     const query_group *a = pa, *b = pb;
     if (a->count != b->count)
         return a->count < b->count ? 1 : -1;
-    return -strcmp(a->last_ts, b->last_ts);
+    int by_time = strcmp(b->last_ts, a->last_ts);
+    return by_time ? by_time : strcmp(a->key, b->key);
 }
 
 /* Print text cut at max characters (UTF-8 aware) with "…". */

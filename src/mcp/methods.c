@@ -732,10 +732,13 @@ json_t *mcp_methods_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
                              NULL);
     if (!ctx->model || !*ctx->model)
         ctx->model = json_get_str(json_get_obj(msg->params, "_meta"), "dbmcp/model");
-    inflight *fl = mcp_inflight_add(s, msg->id);
+    /* A transport that queued the request registered it then (ctx->flight),
+     * so a cancellation read while it waited has been recorded. */
+    inflight *fl = ctx->flight ? ctx->flight : mcp_inflight_add(s, msg->id);
     json_t *result = route(srv, s, msg, ctx, snap, fl, &f);
     ctx->cancelled = fl && fl->cancelled;
-    mcp_inflight_remove(s, fl);
+    if (fl != ctx->flight)
+        mcp_inflight_remove(s, fl);
     catalog_snapshot_unref(snap);
     if (!result)
         return jsonrpc_error(msg->id, f.code ? f.code : JSONRPC_INTERNAL_ERROR, f.message, f.data);

@@ -256,6 +256,16 @@ void mcp_inflight_remove(mcp_session *s, inflight *f)
     free(f);
 }
 
+struct inflight *mcp_request_track(mcp_session *s, const jsonrpc_msg *msg)
+{
+    return s && msg && msg->kind == JSONRPC_REQUEST ? mcp_inflight_add(s, msg->id) : NULL;
+}
+
+void mcp_request_untrack(mcp_session *s, struct inflight *flight)
+{
+    mcp_inflight_remove(s, flight);
+}
+
 void mcp_inflight_cancel(mcp_session *s, json_t *id)
 {
     pthread_mutex_lock(&s->lock);

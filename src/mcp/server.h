@@ -90,6 +90,12 @@ typedef struct mcp_call_ctx {
      * (cancellations, other requests) meanwhile. NULL: not watched. */
     void (*on_slow)(void *arg);
     void *slow_arg;
+    /* In: the request's registration by mcp_request_track, made by a
+     * transport that queues requests before handling them, so that a
+     * notifications/cancelled read while the request waited still cancels
+     * it. The transport releases it (mcp_request_untrack) after mcp_handle.
+     * NULL: mcp_handle registers the request when it starts. */
+    struct inflight *flight;
 } mcp_call_ctx;
 
 /* How long a watched request may hold the reading thread (see on_slow). */
@@ -156,6 +162,14 @@ void mcp_session_cancel_all(mcp_session *s);
  * For stateless requests the error codes map to HTTP statuses with
  * mcp_http_status_for_error. */
 json_t *mcp_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mcp_call_ctx *ctx);
+
+/* Register a request that will be handled later (queued for a worker), so
+ * a cancellation that arrives before its handling starts is kept: pass the
+ * result as ctx.flight to mcp_handle, then release it with
+ * mcp_request_untrack. NULL for a message that is not a request, or when
+ * out of memory (mcp_handle then registers it itself). */
+struct inflight *mcp_request_track(mcp_session *s, const jsonrpc_msg *msg);
+void mcp_request_untrack(mcp_session *s, struct inflight *flight);
 
 /* Where a transport may handle msg (its reading thread must stay free to
  * read the cancellations and responses that running requests wait for). */

@@ -79,7 +79,7 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
                                     NULL},
     [DIALECT_FTS_KEYWORD_SEARCH] = {"keyword search",
                                     "SELECT rowid, bm25(%1$s) FROM %1$s WHERE %1$s MATCH :q"
-                                    " ORDER BY 2",
+                                    " ORDER BY 2, 1",
                                     NULL},
 };
 

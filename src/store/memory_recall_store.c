@@ -317,7 +317,7 @@ int mstore_sessions_expired_all_scopes(store *db, const char *before, int limit,
     int rc = store_prepare(db,
                            "SELECT id, user_id, agent_id, created_at, last_active_at,"
                            " message_count FROM dbmcp_mem_sessions WHERE state = 'active' AND"
-                           " last_active_at < :before ORDER BY last_active_at LIMIT :lim",
+                           " last_active_at < :before ORDER BY last_active_at, id LIMIT :lim",
                            &st, err);
     if (rc)
         return rc;
@@ -354,7 +354,7 @@ int mstore_episodes_past_retention_all_scopes(store *db, const char *before, int
                            " e.compacted_at IS NULL AND e.session_id IS NOT NULL AND EXISTS"
                            " (SELECT 1 FROM dbmcp_mem_messages m WHERE m.session_id ="
                            " e.session_id AND m.user_id = e.user_id AND m.agent_id = e.agent_id)"
-                           " ORDER BY e.ended_at LIMIT :lim",
+                           " ORDER BY e.ended_at, e.id LIMIT :lim",
                            &st, err);
     if (rc)
         return rc;

@@ -24,6 +24,7 @@
 
 typedef struct stdio_job {
     jsonrpc_msg *msg;
+    struct inflight *flight; /* registered when queued (mcp_request_track) */
     struct stdio_job *next;
 } stdio_job;
 
@@ -62,13 +63,18 @@ static int write_line(void *ctx, json_t *msg)
     return rc;
 }
 
-static void handle(stdio_conn *c, jsonrpc_msg *msg, void (*on_slow)(void *))
+/* flight: the registration made when msg was queued, or NULL. */
+static void handle(stdio_conn *c, jsonrpc_msg *msg, void (*on_slow)(void *),
+                   struct inflight *flight)
 {
     mcp_call_ctx ctx = {0};
     ctx.transport = "stdio";
     ctx.on_slow = on_slow;
     ctx.slow_arg = c;
+    ctx.flight = flight;
     json_t *response = mcp_handle(c->srv, c->session, msg, &ctx);
+    if (flight)
+        mcp_request_untrack(c->session, flight);
     /* A request the client cancelled gets no response (MCP cancellation). */
     if (response && !ctx.cancelled)
         write_line(c, response);
@@ -105,11 +111,14 @@ static void queue_job(stdio_conn *c, jsonrpc_msg *msg)
 {
     stdio_job *job = calloc(1, sizeof *job);
     if (!job) {
-        handle(c, msg, NULL);
+        handle(c, msg, NULL, NULL);
         jsonrpc_msg_free(msg);
         return;
     }
     job->msg = msg;
+    /* Registered now, not when a worker starts it: a cancellation the
+     * reader sees before then must still reach it. */
+    job->flight = mcp_request_track(c->session, msg);
     pthread_mutex_lock(&c->lock);
     if (c->queued >= STDIO_MAX_QUEUE) {
         /* Never block the reader: it must stay free to read the responses
@@ -119,6 +128,8 @@ static void queue_job(stdio_conn *c, jsonrpc_msg *msg)
                                      "server busy: too many requests in flight", NULL);
         write_line(c, busy);
         json_decref(busy);
+        if (job->flight)
+            mcp_request_untrack(c->session, job->flight);
         jsonrpc_msg_free(msg);
         free(job);
         return;
@@ -145,7 +156,7 @@ static int run_watched(stdio_conn *c, jsonrpc_msg *msg)
     pthread_mutex_unlock(&c->lock);
     if (!alone)
         return 0;
-    handle(c, msg, give_up_reading);
+    handle(c, msg, give_up_reading, NULL);
     jsonrpc_msg_free(msg);
     pthread_mutex_lock(&c->lock);
     c->busy--;
@@ -217,7 +228,7 @@ static int read_loop(stdio_conn *c)
         case MCP_RUN_QUICK:
             /* Notifications, responses (a worker may be waiting for one)
              * and requests that cannot block. */
-            handle(c, msg, NULL);
+            handle(c, msg, NULL, NULL);
             jsonrpc_msg_free(msg);
             break;
         case MCP_RUN_WATCHED:
@@ -269,7 +280,7 @@ static void pool_loop(stdio_conn *c)
             c->tail = NULL;
         c->busy++;
         pthread_mutex_unlock(&c->lock);
-        handle(c, job->msg, NULL);
+        handle(c, job->msg, NULL, job->flight);
         jsonrpc_msg_free(job->msg);
         free(job);
         pthread_mutex_lock(&c->lock);

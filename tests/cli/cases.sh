@@ -21,12 +21,15 @@
 # returns 1 on any failure.
 
 # cases_init_demo NAME: what every case script starts with. Needs sqlite3
-# and an executable $BIN; makes the scratch directory $WORK (removed on
+# and an executable $BIN; unsets every DBMCP_* variable of the caller's
+# environment (DBMCP_DB, DBMCP_PRINCIPAL, DBMCP_INTERFACE, … would change
+# what the commands do); makes the scratch directory $WORK (removed on
 # exit) and $DB = $WORK/NAME.db initialised with the demo data (init's
 # stderr stays in $WORK/init.err), and defines `dbmcp ARGS`, which runs
 # $BIN with --db $DB appended (help takes none).
 cases_init_demo() {
-  local name=$1
+  local name=$1 v
+  for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
   command -v sqlite3 >/dev/null || { echo "$name.sh: sqlite3 is required" >&2; exit 1; }
   [ -x "$BIN" ] || { echo "$name.sh: $BIN not built (run make)" >&2; exit 1; }
   WORK="$(mktemp -d)"

@@ -52,10 +52,22 @@ const STUB = path.join(ROOT, 'tests/stub/openai-stub.mjs');
 const filter = process.argv[2] || '';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'dbmcp-chat-'));
-process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
+// Stubs and servers still running when this script ends (a case threw) are
+// killed with it, and its scratch directory goes.
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+  fs.rmSync(work, { recursive: true, force: true });
+});
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
 
 function sql(db, query) {
-  const r = spawnSync('sqlite3', [db, query], { encoding: 'utf8' });
+  // .timeout: wait for a lock a running server holds rather than fail.
+  const r = spawnSync('sqlite3', ['-cmd', '.timeout 60000', db, query], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`sqlite3: ${r.stderr.trim()} in ${query}`);
   return r.stdout.trim();
 }
@@ -78,29 +90,55 @@ function get(obj, p) {
   return v;
 }
 
+// How long a process may take to say it is ready, or one chat to run: they
+// only bound how long a broken case takes to fail.
+const START_MS = 60000;
+const RUN_MS = 300000;
+
+// Rejects after START_MS (the child is killed then).
+function startTimer(child, what, reject, stderr) {
+  const timer = setTimeout(() => {
+    child.kill('SIGKILL');
+    reject(new Error(`${what} not ready within ${START_MS} ms: ${stderr()}`));
+  }, START_MS);
+  child.once('exit', () => clearTimeout(timer));
+  return timer;
+}
+
+// The stub binds port 0 and prints the port it got as its first stdout line.
 function startStub(scenarioFile, logFile) {
   return new Promise((resolve, reject) => {
-    const child = spawn('node', [STUB, '--port', '0', '--scenario', scenarioFile, '--log', logFile], {
+    const child = track(spawn('node', [STUB, '--port', '0', '--scenario', scenarioFile, '--log', logFile], {
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
+    const timer = startTimer(child, 'stub', reject, () => stderr);
     const rl = readline.createInterface({ input: child.stdout });
-    rl.once('line', (line) => resolve({ child, port: Number(line.trim()), stderr: () => stderr }));
+    rl.once('line', (line) => {
+      clearTimeout(timer);
+      resolve({ child, port: Number(line.trim()), stderr: () => stderr });
+    });
     child.once('exit', (code) => reject(new Error(`stub exited (${code}): ${stderr}`)));
   });
 }
 
+// dbmcp binds port 0 and prints "listening on http://HOST:PORT/mcp" once it
+// accepts connections.
 function startServer(db, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, ['serve', '--db', db, '--http', '127.0.0.1:0'], {
+    const child = track(spawn(BIN, ['serve', '--db', db, '--http', '127.0.0.1:0'], {
       env, stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    }));
     let stderr = '';
+    const timer = startTimer(child, 'dbmcp serve', reject, () => stderr);
     child.stderr.on('data', (d) => {
       stderr += d;
       const m = /listening on http:\/\/([^/\s]+)\/mcp/.exec(stderr);
-      if (m) resolve({ child, base: `http://${m[1]}`, stderr: () => stderr });
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, base: `http://${m[1]}`, stderr: () => stderr });
+      }
     });
     child.once('exit', (code) => reject(new Error(`dbmcp serve exited (${code}): ${stderr}`)));
   });
@@ -129,6 +167,7 @@ async function runChat(c, run, ctx) {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${run.key ?? ctx.key}` },
       body: JSON.stringify(body),
+      signal: AbortSignal.timeout(RUN_MS),
     });
     const text = await res.text();
     let json = null;
@@ -136,7 +175,7 @@ async function runChat(c, run, ctx) {
     return { code: res.status, json, stdout: text, stderr: '' };
   }
   const args = ['chat', '--db', ctx.db, '--json', ...(run.args || []).map(subst), run.message];
-  const r = spawnSync(BIN, args, { env: ctx.env, encoding: 'utf8', timeout: 60000 });
+  const r = spawnSync(BIN, args, { env: ctx.env, encoding: 'utf8', timeout: RUN_MS });
   let json = null;
   try { json = JSON.parse(r.stdout); } catch { /* checked below */ }
   return { code: r.status, json, stdout: r.stdout, stderr: r.stderr };
@@ -224,8 +263,9 @@ async function runCase(file, template) {
   const logFile = path.join(dir, 'requests.jsonl');
   fs.writeFileSync(scenarioFile, JSON.stringify(c.scenario ?? []));
   const stub = await startStub(scenarioFile, logFile);
-  const env = { ...process.env, DBMCP_LLM_URL: `http://127.0.0.1:${stub.port}/v1`, DBMCP_LLM_MODEL: 'stub-model', DBMCP_LLM_BACKOFF_BASE_MS: '1', DBMCP_LLM_BACKOFF_MAX_MS: '3000', DBMCP_LLM_API_KEY_ENV: 'STUB_API_KEY', STUB_API_KEY: 'sk-stub', DBMCP_LOG: 'warn' };
-  for (const k of ['DBMCP_LLM_PROVIDER', 'DBMCP_LLM_STREAM', 'DBMCP_DB', 'DBMCP_LLM_MAX_RETRIES']) delete env[k];
+  // Nothing from the caller's environment: no DBMCP_* variable but those set here.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DBMCP_')));
+  const env = { ...inherited, DBMCP_LLM_URL: `http://127.0.0.1:${stub.port}/v1`, DBMCP_LLM_MODEL: 'stub-model', DBMCP_LLM_BACKOFF_BASE_MS: '1', DBMCP_LLM_BACKOFF_MAX_MS: '3000', DBMCP_LLM_API_KEY_ENV: 'STUB_API_KEY', STUB_API_KEY: 'sk-stub', DBMCP_LOG: 'warn' };
   for (const [k, v] of Object.entries(c.env || {})) env[k] = String(v).replace(/\$PORT/g, String(stub.port));
   const ctx = { db, env, sessions: [], toolAudits: 0 };
   const failures = [];

@@ -27,7 +27,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-unset DBMCP_DB
+# Nothing from the caller's environment (DBMCP_DB, DBMCP_LOG, …).
+for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
 
 passed=0
 failed=0
@@ -37,20 +38,22 @@ LOG=""
 OUT="$WORK/out"
 ERR="$WORK/err"
 
-# stub_start SCENARIO_JSON: a fresh stub; sets PORT and LOG.
+# stub_start SCENARIO_JSON: a fresh stub; sets PORT and LOG. The stub binds
+# port 0 and prints the port it got as its first stdout line, read here
+# through a FIFO as soon as it comes (for up to a minute).
 stub_start() {
   stub_stop
   local n=$((passed + failed))
   printf '%s\n' "$1" >"$WORK/scenario$n.json"
   LOG="$WORK/log$n.jsonl"
   : >"$LOG"
-  node "$STUB" --scenario "$WORK/scenario$n.json" --log "$LOG" >"$WORK/port$n" 2>"$WORK/stub$n.err" &
+  mkfifo "$WORK/port$n"
+  node "$STUB" --port 0 --scenario "$WORK/scenario$n.json" --log "$LOG" >"$WORK/port$n" 2>"$WORK/stub$n.err" &
   STUB_PID=$!
-  for _ in $(seq 1 100); do
-    PORT="$(head -n1 "$WORK/port$n" 2>/dev/null)"
-    [ -n "$PORT" ] && return 0
-    sleep 0.05
-  done
+  PORT=""
+  read -r -t 60 PORT <"$WORK/port$n"
+  rm -f "$WORK/port$n"
+  [ -n "$PORT" ] && return 0
   echo "embed_http.sh: the stub did not start:" >&2
   cat "$WORK/stub$n.err" >&2
   exit 1
@@ -235,21 +238,23 @@ expect "0 requests" equals "$(requests)" 0
 expect "names the text and the byte" contains "$ERR" "text 1 to embed is not valid UTF-8 (at byte 3)"
 end
 
+# The answer would come after ten minutes (the stub is stopped long before):
+# only the time limit can end the request, however slow this machine is.
 begin "a slow service hits the time limit"
-stub_start '{"embeddings": {"dim": 8, "script": [{"ok": true, "delay_ms": 3000}]}}'
+stub_start '{"embeddings": {"dim": 8, "script": [{"ok": true, "delay_ms": 600000}]}}'
 run_embed --timeout-ms 300 --retries 0 hello
 expect "exit 1" equals "$RC" 1
 expect "timeout named" contains "$ERR" "imed out"
 end
 
+# Port 0: no socket can listen there, so the connection is refused at once
+# (the port of a stopped stub could be taken again by anything meanwhile).
 begin "an unreachable service"
-stub_start '{"embeddings": {"dim": 8}}'
-DEAD_PORT=$PORT
 stub_stop
-"$BIN" embed --url "http://127.0.0.1:$DEAD_PORT/v1" --model m --retries 1 hi >"$OUT" 2>"$ERR"
+"$BIN" embed --url "http://127.0.0.1:0/v1" --model m --retries 1 hi >"$OUT" 2>"$ERR"
 RC=$?
 expect "exit 1" equals "$RC" 1
-expect "the endpoint named" contains "$ERR" "127.0.0.1:$DEAD_PORT/v1/embeddings"
+expect "the endpoint named" contains "$ERR" "127.0.0.1:0/v1/embeddings"
 end
 
 begin "settings embed.* from the database"

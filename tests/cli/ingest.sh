@@ -18,6 +18,8 @@ FIX="$ROOT/tests/cases/ingest"
 command -v sqlite3 >/dev/null || { echo "ingest.sh: sqlite3 is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "ingest.sh: $BIN not built (run make)" >&2; exit 1; }
 
+# Nothing from the caller's environment (DBMCP_DB, DBMCP_INTERFACE, …).
+for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 DB="$WORK/ingest.db"
@@ -163,7 +165,13 @@ printf '%s\n' \
   '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ingest.sh","version":"1"}}}' \
   '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
   '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_documents","arguments":{"query":"Kuendigungsfrist"}}}' >&3
-for _ in $(seq 100); do grep -q '"id":2' "$WORK/serve.out" && break; sleep 0.1; done
+# Wait for the answer (up to a minute) while the server runs: its mapped
+# libraries are read from /proc below, before it exits.
+for _ in $(seq 600); do
+  grep -q '"id":2' "$WORK/serve.out" && break
+  kill -0 "$serve_pid" 2>/dev/null || break
+  sleep 0.1
+done
 mapped="$(grep -oE 'lib(poppler|raptor2|curl|xml2|glib-2\.0|gobject-2\.0)[^/ ]*\.so[.0-9]*' "/proc/$serve_pid/maps" | sort -u | tr '\n' ' ')"
 grep -q '"id":2,"result"' "$WORK/serve.out" && ok "serve: search answered" ||
   fail "serve: search answered" "$(head -c 400 "$WORK/serve.out") $(head -c 400 "$WORK/serve.err")"

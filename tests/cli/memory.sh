@@ -10,7 +10,11 @@
 # summaries from the scripted provider (tests/stub) and the extractive
 # fallback when it fails; a server
 # killed while embedding jobs are pending, restarted, completing them all.
-# Never asserts timings. Prints "N passed, M failed"; exits 1 on failure.
+# Never asserts timings and never sleeps for them: as-of reads use the times
+# the product recorded, sessions are made idle by moving their times back,
+# servers bind port 0 (tests/cli/serve_http.sh), and waits for a background
+# effect poll with a deadline of a minute. Prints "N passed, M failed";
+# exits 1 on failure.
 #
 # Usage: tests/cli/memory.sh     (DBMCP=path/to/dbmcp to test another build)
 set -uo pipefail
@@ -23,6 +27,9 @@ command -v sqlite3 >/dev/null || { echo "memory.sh: sqlite3 is required" >&2; ex
 command -v curl >/dev/null || { echo "memory.sh: curl is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "memory.sh: $BIN not built (run make)" >&2; exit 1; }
 
+# shellcheck source=tests/cli/serve_http.sh
+. "$ROOT/tests/cli/serve_http.sh"
+
 WORK="$(mktemp -d)"
 SERVER_PID=""
 STUB_PID=""
@@ -32,7 +39,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-unset DBMCP_DB DBMCP_PRINCIPAL DBMCP_INTERFACE DBMCP_LLM_URL DBMCP_LLM_MODEL DBMCP_LLM_PROVIDER
+# Nothing from the caller's environment (DBMCP_DB, DBMCP_PRINCIPAL, DBMCP_LLM_*, …).
+for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
 export DBMCP_LOG=error
 
 passed=0
@@ -65,9 +73,36 @@ j() { node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"ut
 # is EXPR: the expression over $OUT is true.
 is() { [ "$(j "$1" 2>/dev/null)" = true ]; }
 # sql QUERY: run SQL on the database (never touches the FTS table).
-sql() { sqlite3 -cmd '.timeout 5000' "$DB" "$1"; }
+sql() { sqlite3 -cmd '.timeout 60000' "$DB" "$1"; }
 set_setting() { sql "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('$1', '$2')"; }
-now_iso() { date -u +%Y-%m-%dT%H:%M:%S.%3NZ; }
+# ms_before ISO: the ISO time one millisecond earlier (dbmcp's format).
+ms_before() { node -e 'process.stdout.write(new Date(Date.parse(process.argv[1]) - 1).toISOString())' "$1"; }
+# after ISO: return once the clock has passed ISO (at dbmcp's millisecond
+# resolution), so the next write gets a later time than ISO.
+# (Compared as numbers, YYYYMMDDhhmmssSSS: no locale collation involved.)
+after() {
+  local t=${1//[^0-9]/}
+  while (( 10#$(date -u +%Y%m%d%H%M%S%3N) <= 10#$t )); do sleep 0.01; done
+}
+# wait_until COMMAND…: poll COMMAND until it succeeds, for up to a minute;
+# the effect awaited happens in the background (a server's worker).
+wait_until() {
+  local i
+  for i in $(seq 1 600); do
+    "$@" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+# idle_sessions: make every active session but $ACTIVE (when set) look idle
+# for two hours, by moving its times back; with memory.session_idle_s 3600
+# compaction expires exactly these, however long the test took so far.
+idle_sessions() {
+  sql "UPDATE dbmcp_mem_sessions SET
+         created_at = strftime('%Y-%m-%dT%H:%M:%fZ', created_at, '-2 hours'),
+         last_active_at = strftime('%Y-%m-%dT%H:%M:%fZ', last_active_at, '-2 hours')
+       WHERE state = 'active' AND id <> '${ACTIVE:-}'"
+}
 # fails_with TEXT: the last call failed and said TEXT.
 fails_with() { ! [ "$1" = "" ] && grep -qF -- "$1" "$OUT" "$ERR"; }
 
@@ -131,13 +166,19 @@ expect "refused tool calls wrote nothing" test "$(sql "SELECT count(*) FROM dbmc
 
 # --- knowledge versions and as-of reads ------------------------------------------------------
 
-T0=$(now_iso); sleep 0.05
+# The as-of times come from the versions themselves: T0 is just before the
+# first took effect, T1 the instant it did, T2 the instant the second did.
+# `after` only makes sure each write gets a later millisecond than the last.
 call alice save_knowledge '{"key":"home_city","value":"Berlin","category":"user_preference"}'
 K1=$(j r.knowledge_id)
-sleep 0.05; T1=$(now_iso); sleep 0.05
+T1=$(sql "SELECT effective_from FROM dbmcp_mem_knowledge WHERE id = $K1")
+T0=$(ms_before "$T1")
+after "$T1"
 call alice save_knowledge '{"key":"home_city","value":"Munich","category":"user_preference"}'
 K2=$(j r.knowledge_id)
-sleep 0.05; T2=$(now_iso)
+T2=$(sql "SELECT effective_from FROM dbmcp_mem_knowledge WHERE id = $K2")
+expect "each version is recorded with the time it took effect" \
+  test -n "$T0" -a -n "$T1" -a -n "$T2"
 call alice get_knowledge "{\"key\":\"home_city\",\"as_of\":\"$T1\"}"
 expect "as of a time before the update the old value is read" is 'r.versions.length===1 && r.versions[0].value==="Berlin" && r.versions[0].effective_to!==null'
 call alice get_knowledge '{"key":"home_city"}'
@@ -156,6 +197,7 @@ expect "search_knowledge as_of sees the version then in force" is "r.hits.length
 call alice memory_graph "{\"kind\":\"knowledge\",\"id\":\"$K2\"}"
 expect "the new version supersedes the old one in the graph" \
   is "r.edges.some(e=>e.relation===\"supersedes\" && e.from===\"knowledge:$K2\" && e.to===\"knowledge:$K1\")"
+after "$T2"
 call alice forget_knowledge '{"key":"home_city"}'
 expect "forget closes the current version" is 'r.closed==="home_city" && r.versions===1'
 call alice get_knowledge '{"key":"home_city"}'
@@ -210,22 +252,19 @@ expect "another agent of the same user has its own memory" is 'r.hits.length===0
 KEY_CAROL=$("$BIN" keys create --db "$DB" --interface memory --user carol 2>/dev/null)
 KEY_DAVE=$("$BIN" keys create --db "$DB" --interface memory --user dave 2>/dev/null)
 KEY_BOT=$("$BIN" keys create --db "$DB" --interface memory --user carol --agent bot 2>/dev/null)
+# start_server: dbmcp serve --http on a port the system picks; returns once
+# it accepts connections (it says so on stderr); URL is its /mcp endpoint.
 start_server() {
-  for _ in 1 2 3 4 5; do
-    PORT=$((20000 + RANDOM % 30000))
-    "$BIN" serve --db "$DB" --http "127.0.0.1:$PORT" >"$WORK/server.out" 2>"$WORK/server.err" &
-    SERVER_PID=$!
-    for _ in $(seq 1 100); do
-      if curl -s -o /dev/null "http://127.0.0.1:$PORT/mcp" 2>/dev/null; then return 0; fi
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.05
-    done
-    kill -9 "$SERVER_PID" 2>/dev/null
-    wait "$SERVER_PID" 2>/dev/null
-  done
-  echo "memory.sh: the server did not start:" >&2
-  cat "$WORK/server.err" >&2
-  exit 1
+  local started=0
+  : >"$WORK/server.log"
+  serve_http_start "$WORK/server.log" "$BIN" serve --db "$DB" --http 127.0.0.1:0 || started=1
+  SERVER_PID=$SERVE_PID
+  URL=$SERVE_URL
+  if [ "$started" != 0 ]; then
+    echo "memory.sh: the server did not start:" >&2
+    cat "$WORK/server.log" >&2
+    exit 1
+  fi
 }
 stop_server() { # stop_server SIGNAL
   kill "-$1" "$SERVER_PID" 2>/dev/null
@@ -236,7 +275,7 @@ stop_server() { # stop_server SIGNAL
 http() {
   local body
   body=$(node -e 'process.stdout.write(JSON.stringify({jsonrpc:"2.0",id:1,method:"tools/call",params:{name:process.argv[1],arguments:JSON.parse(process.argv[2]),_meta:{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}))' "$2" "$3")
-  curl -s "http://127.0.0.1:$PORT/mcp" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
+  curl -s "$URL" -H "Authorization: Bearer $1" -H 'Content-Type: application/json' \
     -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2026-07-28' \
     -H 'Mcp-Method: tools/call' -H "Mcp-Name: $2" -d "$body" >"$WORK/http.json" 2>"$ERR"
   node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));const c=(r.result&&r.result.content)||[];process.stdout.write(c.map(b=>b.text).join("\n")||JSON.stringify(r));process.exit(r.result&&!r.result.isError?0:1)' "$WORK/http.json" >"$OUT"
@@ -293,7 +332,7 @@ expect "start after end: clear error" fails_with "started_at: must not be after 
 
 DB="$WORK/compact.db"
 init
-set_setting memory.session_idle_s 1
+set_setting memory.session_idle_s 3600
 for s in 1 2 3; do
   call erin save_message "{\"role\":\"user\",\"content\":\"Session $s: please book a meeting room for the budget review.\"}"
   eval "S$s=\$(j r.session_id)"
@@ -301,8 +340,7 @@ for s in 1 2 3; do
 done
 call erin save_message '{"role":"user","content":"this session stays active"}'
 ACTIVE=$(j r.session_id)
-sleep 1.3
-sql "UPDATE dbmcp_mem_sessions SET last_active_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id='$ACTIVE'"
+idle_sessions
 (DBMCP_TEST_COMPACT_ABORT=2 "$BIN" memory compact --db "$DB"; exit $?) >"$OUT" 2>"$ERR"
 expect "the injected crash killed compaction mid-transaction" test $? -ne 0
 expect "the crash lost nothing: one session done, its episode whole, the rest untouched" \
@@ -339,8 +377,10 @@ expect "pruning keeps the current and the newest closed versions" is 'r.versions
 
 DB="$WORK/filters.db"
 init
+n=0
 for t in report report booking booking booking; do
-  call hank save_episode "{\"description\":\"Quarterly numbers task ($t, $RANDOM)\",\"status\":\"success\",\"task_type\":\"$t\"}"
+  n=$((n + 1)) # distinct descriptions: the same one twice would be stored once
+  call hank save_episode "{\"description\":\"Quarterly numbers task ($t, number $n)\",\"status\":\"success\",\"task_type\":\"$t\"}"
 done
 call hank search_episodes '{"query":"quarterly numbers","task_type":"booking"}'
 expect "search_episodes with a query honours task_type" \
@@ -373,7 +413,8 @@ expect "a filter nothing matches returns no hits" is 'r.hits.length===0'
 
 DB="$WORK/summary.db"
 init
-set_setting memory.session_idle_s 1
+set_setting memory.session_idle_s 3600
+ACTIVE=""
 # Step 1 answers the first session's summary; steps 2 and 3 are HTTP 500 (one retry).
 cat >"$WORK/summary-scenario.json" <<'JSON'
 {"chat": [
@@ -383,11 +424,15 @@ cat >"$WORK/summary-scenario.json" <<'JSON'
   {"status": 500, "body": {"error": {"message": "boom again", "type": "server_error"}}}
 ]}
 JSON
+# The stub prints its port (it binds port 0) as its first stdout line: read it
+# through a FIFO, as soon as it comes.
+mkfifo "$WORK/summary-port"
 node "$ROOT/tests/stub/openai-stub.mjs" --port 0 --scenario "$WORK/summary-scenario.json" \
   --log "$WORK/summary-log.jsonl" >"$WORK/summary-port" 2>"$WORK/summary-stub.err" &
 STUB_PID=$!
-for _ in $(seq 1 100); do [ -s "$WORK/summary-port" ] && break; sleep 0.05; done
-STUB_PORT=$(head -n1 "$WORK/summary-port")
+STUB_PORT=""
+read -r -t 60 STUB_PORT <"$WORK/summary-port"
+[ -n "$STUB_PORT" ] || { echo "memory.sh: the stub did not start:" >&2; cat "$WORK/summary-stub.err" >&2; exit 1; }
 llm_compact() {
   DBMCP_LLM_URL="http://127.0.0.1:$STUB_PORT/v1" DBMCP_LLM_MODEL=stub-model DBMCP_LLM_API_KEY_ENV=none \
     DBMCP_LLM_MAX_RETRIES=1 DBMCP_LLM_BACKOFF_BASE_MS=1 DBMCP_LOG=warn \
@@ -395,7 +440,7 @@ llm_compact() {
 }
 call gina save_message '{"role":"user","content":"Please book the boardroom for Tuesday."}'
 call gina save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assistant\",\"content\":\"The boardroom is booked for Tuesday. Catering is not arranged yet.\"}"
-sleep 1.3
+idle_sessions
 expect "compaction with an LLM provider succeeds" llm_compact
 expect "the episode holds the LLM's summary (trimmed) and says so" \
   test "$(sql "SELECT summary || '|' || json_extract(metadata, '$.summary') FROM dbmcp_mem_episodes")" = \
@@ -411,7 +456,7 @@ call gina search_episodes '{"query":"catering"}'
 expect "the LLM summary is searchable" is 'r.hits.length===1 && r.hits[0].text.includes("catering is still open")'
 call gina save_message '{"role":"user","content":"Order sandwiches for the workshop."}'
 call gina save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assistant\",\"content\":\"Sandwiches for twelve are ordered for the workshop.\"}"
-sleep 1.3
+idle_sessions
 expect "compaction survives a failing provider" llm_compact
 expect "on a provider error the extractive summary is used and recorded" \
   test "$(sql "SELECT json_extract(metadata, '$.summary') || '|' || (summary LIKE '%assistant: Sandwiches for twelve%') FROM dbmcp_mem_episodes WHERE description LIKE '%sandwiches%'")" = "extractive|1"
@@ -427,9 +472,10 @@ STUB_PID=""
 DB="$WORK/jobs.db"
 init
 KEY=$("$BIN" keys create --db "$DB" --interface memory --user frank 2>/dev/null)
-# An embedding service that refuses connections: jobs fail and back off.
+# An embedding service nothing can answer (no socket can listen on port 0, so
+# every connection is refused at once): jobs fail and back off.
 set_setting embed.kind http
-set_setting embed.url "http://127.0.0.1:9/v1"
+set_setting embed.url "http://127.0.0.1:0/v1"
 set_setting embed.model test
 set_setting embed.dim 8
 set_setting embed.retries 0
@@ -438,12 +484,8 @@ start_server
 for i in $(seq 1 20); do
   http "$KEY" save_message "{\"role\":\"user\",\"content\":\"Fact number $i: the code for locker $i is $((i * 37 % 1000)).\"}" || fail "write $i"
 done
-for _ in $(seq 1 100); do
-  [ "$(sql "SELECT count(*) FROM dbmcp_mem_jobs WHERE attempts > 0 AND last_error IS NOT NULL")" -gt 0 ] && break
-  sleep 0.1
-done
-expect "failed jobs are kept with their error, retried with backoff" \
-  test "$(sql "SELECT count(*) FROM dbmcp_mem_jobs WHERE attempts > 0 AND last_error IS NOT NULL")" -gt 0
+failed_jobs() { [ "$(sql "SELECT count(*) FROM dbmcp_mem_jobs WHERE attempts > 0 AND last_error IS NOT NULL")" -gt 0 ]; }
+expect "failed jobs are kept with their error, retried with backoff" wait_until failed_jobs
 http "$KEY" memory_search '{"query":"locker 7 code"}'
 expect "while jobs are pending, recall falls back to keywords" is 'r.hits.length>0 && r.hits[0].text.includes("locker 7 ") && r.hits[0].embedded===false'
 stop_server KILL
@@ -451,10 +493,8 @@ expect "the killed server left its jobs pending, nothing lost" \
   test "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")/$(sql "SELECT count(*) FROM dbmcp_mem_messages")" = "20/20"
 sql "DELETE FROM dbmcp_settings WHERE key LIKE 'embed.%'"
 start_server
-for _ in $(seq 1 200); do
-  [ "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")" = 0 ] && break
-  sleep 0.1
-done
+no_jobs() { [ "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")" = 0 ]; }
+wait_until no_jobs
 expect "after the restart every pending job completed" \
   test "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")/$(sql "SELECT count(*) FROM dbmcp_mem_vectors")/$(sql "SELECT count(*) FROM dbmcp_mem_items")" = "0/20/20"
 http "$KEY" memory_search '{"query":"locker 7 code"}'
@@ -464,13 +504,13 @@ stop_server TERM
 expect "memory jobs reports an empty queue" grep -q "pending jobs: 0" "$OUT"
 
 # The compaction schedule inside serve.
-set_setting memory.session_idle_s 1
+ACTIVE=""
+idle_sessions
+set_setting memory.session_idle_s 3600
 set_setting memory.compact_interval_s 1
 start_server
-for _ in $(seq 1 100); do
-  [ "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")" = 0 ] && break
-  sleep 0.1
-done
+no_active_sessions() { [ "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")" = 0 ]; }
+wait_until no_active_sessions
 stop_server TERM
 expect "serve compacts expired sessions on its schedule" \
   test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")/$(sql "SELECT count(*) FROM dbmcp_mem_episodes")" = "0/20"

@@ -25,7 +25,6 @@ BIN="${DBMCP:-$ROOT/build/dbmcp}"
 CASES="$ROOT/tests/cases/report/cases.txt"
 FILES="$ROOT/tests/cases/report/files"
 
-unset DBMCP_PRINCIPAL DBMCP_INTERFACE DBMCP_ALLOWED_TOOLS DBMCP_DB
 # shellcheck source=tests/cli/cases.sh
 . "$ROOT/tests/cli/cases.sh"
 cases_init_demo report

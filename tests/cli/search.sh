@@ -15,6 +15,8 @@ command -v sqlite3 >/dev/null || { echo "search.sh: sqlite3 is required" >&2; ex
 command -v node >/dev/null || { echo "search.sh: node is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "search.sh: $BIN not built (run make)" >&2; exit 1; }
 
+# Nothing from the caller's environment (DBMCP_DB, DBMCP_INTERFACE, …).
+for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 DB="$WORK/search.db"

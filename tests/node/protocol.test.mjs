@@ -2,7 +2,7 @@
 // (and raw HTTP / raw stdio where the SDK would hide what is being checked).
 //
 // Every test makes its own temp database with `dbmcp init`, starts its own
-// server (stdio or HTTP on a free port) and cleans up after itself.
+// server (stdio, or HTTP on a port the system picks) and cleans up after itself.
 // Nothing here asserts timings; waits for asynchronous effects
 // (notifications, audit rows) use generous timeouts.
 //
@@ -29,7 +29,6 @@ import {
     httpServer,
     httpClient,
     createKey,
-    freePort,
     waitExit,
     stopProcess,
     rawRequest,
@@ -782,8 +781,7 @@ describe('Streamable HTTP', () => {
 
     test('--no-auth with a non-loopback bind (0.0.0.0) exits 2 with a message', async (t) => {
         const { db } = tempDb(t);
-        const port = await freePort();
-        const proc = spawn(BIN, ['serve', '--db', db, '--http', `0.0.0.0:${port}`, '--no-auth'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const proc = spawn(BIN, ['serve', '--db', db, '--http', '0.0.0.0:0', '--no-auth'], { stdio: ['ignore', 'pipe', 'pipe'] });
         t.after(() => stopProcess(proc));
         let stderr = '';
         proc.stderr.setEncoding('utf8');
@@ -1015,6 +1013,8 @@ describe('raw stdio', () => {
     });
     test('a running execute_query does not hold up the reader: ping is answered, cancellation stops the query', async (t) => {
         const { db } = tempDb(t);
+        // A time limit far away: only the cancellation can stop the query.
+        sqlite(db, "UPDATE dbmcp_settings SET value = '600000' WHERE key = 'query.timeout_ms'");
         const io = rawStdio(t, db);
         await io.initialize();
         // Sequential SQL calls run on the reading thread; this one turns slow,
@@ -1078,9 +1078,14 @@ describe('raw stdio', () => {
         sqlite(db, "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '600000')");
         const io2 = rawStdio(t, db);
         await io2.initialize();
-        io2.send({ jsonrpc: '2.0', id: 31, method: 'resources/read', params: { uri: 'slow://2' } });
-        await new Promise((r) => setTimeout(r, 200));
-        io2.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 31, reason: 'test' } });
+        // The read and its cancellation in one write: the cancellation is
+        // read before a worker has started the read (which is queued), and
+        // must still stop it; a cancellation that arrives while the read
+        // runs is the case above with execute_query.
+        io2.proc.stdin.write(
+            `${JSON.stringify({ jsonrpc: '2.0', id: 31, method: 'resources/read', params: { uri: 'slow://2' } })}\n` +
+                `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 31, reason: 'test' } })}\n`,
+        );
         io2.send({ jsonrpc: '2.0', id: 32, method: 'ping' });
         const pong = await io2.nextMessage();
         assert.equal(pong.id, 32, `expected only the ping's answer, got ${JSON.stringify(pong)}`);

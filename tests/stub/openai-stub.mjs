@@ -292,14 +292,17 @@ async function sendStream(res, step, events) {
     ...(step.headers || {}),
   });
   const limit = step.cut_after ?? events.length;
+  let written = Promise.resolve();
   for (let i = 0; i < events.length && i < limit; i++) {
     const e = events[i];
-    res.write(typeof e === 'string' ? e : `data: ${JSON.stringify(e)}\n\n`);
+    written = new Promise((resolve) => res.write(typeof e === 'string' ? e : `data: ${JSON.stringify(e)}\n\n`, () => resolve()));
     if (step.chunk_delay_ms) await sleep(step.chunk_delay_ms);
   }
   if (step.cut || step.cut_after !== undefined) {
-    // Let the written chunks leave, then drop the connection mid-body.
-    await sleep(20);
+    // Once the written chunks are with the kernel (the last write's
+    // callback), drop the connection mid-body: the client gets every chunk,
+    // then the end of the connection, whatever the machine's load.
+    await written;
     res.socket && res.socket.destroy();
     return;
   }
@@ -427,9 +430,10 @@ const server = http.createServer((req, res) => {
       });
     }
     if (req.method === 'POST' && path === '/stub/shutdown') {
+      // Exit once the answer has been handed over, not after a guess.
+      res.on('finish', () => process.exit(0));
       sendJson(res, 200, {}, { ok: true });
       server.close();
-      setTimeout(() => process.exit(0), 50);
       return;
     }
     logRequest(entry);
@@ -444,7 +448,10 @@ function onError(res) {
   };
 }
 
-server.keepAliveTimeout = 1000;
+// Idle keep-alive connections are closed after 30 s, not 1 s: a client that
+// waits out a Retry-After of 1 s and then reuses its connection would
+// otherwise race the stub closing it.
+server.keepAliveTimeout = 30000;
 server.listen(Number(opts.port), opts.host, () => {
   process.stdout.write(`${server.address().port}\n`);
 });

@@ -17,10 +17,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "case_files.h"
@@ -156,12 +159,22 @@ static void test_config_errors(void **state)
     assert_non_null(strstr(err.message, "DBMCP_TEST_NO_SUCH_KEY"));
 
     /* an http embedder of unknown dimension: model "@?", embed refused
-     * until probed; a probe of a closed port fails as unreachable */
-    cfg = (embedder_config){.kind = "http",
-                            .url = "http://127.0.0.1:9/v1/",
-                            .model = "m",
-                            .retries = -1,
-                            .timeout_ms = 2000};
+     * until probed; a probe of a closed port fails as unreachable (a port
+     * bound here but not listening: the kernel refuses connections to it,
+     * and nothing else can listen on it meanwhile) */
+    int closed_fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in closed = {0};
+    closed.sin_family = AF_INET;
+    closed.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(closed_fd, (struct sockaddr *)&closed, sizeof closed), 0);
+    socklen_t closed_len = sizeof closed;
+    assert_int_equal(getsockname(closed_fd, (struct sockaddr *)&closed, &closed_len), 0);
+    char closed_url[64], closed_endpoint[64];
+    snprintf(closed_url, sizeof closed_url, "http://127.0.0.1:%d/v1/", ntohs(closed.sin_port));
+    snprintf(closed_endpoint, sizeof closed_endpoint, "127.0.0.1:%d/v1/embeddings",
+             ntohs(closed.sin_port));
+    cfg = (embedder_config){
+        .kind = "http", .url = closed_url, .model = "m", .retries = -1, .timeout_ms = 2000};
     assert_int_equal(embedder_open(&cfg, &e, &err), 0);
     assert_string_equal(embedder_model(e), "http:m@?");
     assert_int_equal(embedder_dim(e), 0);
@@ -170,9 +183,10 @@ static void test_config_errors(void **state)
     assert_int_equal(embedder_embed(e, &t, 1, v, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "embedder_probe"));
     assert_int_equal(embedder_probe(e, &err), DBMCP_EIO);
-    assert_non_null(strstr(err.message, "127.0.0.1:9/v1/embeddings"));
+    assert_non_null(strstr(err.message, closed_endpoint));
     assert_string_equal(err.public_message, "the embedding service is unreachable");
     embedder_free(e);
+    close(closed_fd);
 
     /* text size limit */
     e = open_builtin(32);

@@ -646,7 +646,9 @@ static void test_missing_key(void **state)
 static void test_connect_refused(void **state)
 {
     (void)state;
-    /* A port nobody listens on: bind one, then close it. */
+    /* A port nobody listens on: bound here but not listening, so the
+     * kernel refuses connections to it, and no other process can take it
+     * while the test runs (a port closed again could be taken at once). */
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in addr = {0};
     addr.sin_family = AF_INET;
@@ -654,7 +656,6 @@ static void test_connect_refused(void **state)
     assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof addr), 0);
     socklen_t alen = sizeof addr;
     getsockname(fd, (struct sockaddr *)&addr, &alen);
-    close(fd);
     llm_config cfg;
     llm_config_defaults(&cfg, LLM_PROVIDER_OLLAMA);
     snprintf(cfg.base_url, sizeof cfg.base_url, "http://127.0.0.1:%d/v1", ntohs(addr.sin_port));
@@ -671,6 +672,7 @@ static void test_connect_refused(void **state)
     llm_error err;
     assert_int_equal(llm_chat(&cfg, &req, &r, &err), DBMCP_EIO);
     llm_sleep_fn = saved;
+    close(fd);
     assert_int_equal(err.kind, LLM_ERR_CONNECT);
     assert_int_equal(err.attempts, 3);
     assert_int_equal(err.http_status, 0);

@@ -6,7 +6,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 
@@ -19,8 +18,13 @@ export const ROOT = path.resolve(here, '..', '..', '..');
 export const BIN = process.env.DBMCP_BIN ? path.resolve(process.env.DBMCP_BIN) : path.join(ROOT, 'build', 'dbmcp');
 export const CLIENT_INFO = { name: 'dbmcp-protocol-tests', version: '1.0.0' };
 
-// Generous upper bounds for things that should take well under a second.
-export const WAIT_MS = 5000;
+// Generous upper bounds for things that should take well under a second:
+// they only decide how long a broken test takes to fail, so they allow for
+// a loaded two-core machine running the ThreadSanitizer build.
+export const WAIT_MS = 60000;
+// How long one CLI run may take (`init --demo` under ThreadSanitizer takes
+// tens of seconds on such a machine); a guard against hangs only.
+const CLI_TIMEOUT_MS = 300000;
 
 export function binExists() {
     return existsSync(BIN);
@@ -28,14 +32,18 @@ export function binExists() {
 
 /** Run the dbmcp CLI synchronously. Returns {status, stdout, stderr}. */
 export function cli(args, opts = {}) {
-    const r = spawnSync(BIN, args, { encoding: 'utf8', timeout: 20000, ...opts });
+    const r = spawnSync(BIN, args, { encoding: 'utf8', timeout: CLI_TIMEOUT_MS, ...opts });
     if (r.error) throw r.error;
     return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
+// The sqlite3 CLI waits this long for a lock a running server holds (its
+// audit writer, say) instead of failing at once with "database is locked".
+const SQLITE_ARGS = ['-bail', '-cmd', `.timeout ${WAIT_MS}`];
+
 /** Run the sqlite3 CLI on db; returns stdout. Throws on failure. */
 export function sqlite(db, sql) {
-    const r = spawnSync('sqlite3', ['-bail', db, sql], { encoding: 'utf8', timeout: 20000 });
+    const r = spawnSync('sqlite3', [...SQLITE_ARGS, db, sql], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
     if (r.error) throw r.error;
     if (r.status !== 0) throw new Error(`sqlite3 failed (${r.status}): ${r.stderr}\nSQL: ${sql}`);
     return r.stdout;
@@ -43,7 +51,7 @@ export function sqlite(db, sql) {
 
 /** Query with sqlite3 -json; returns an array of row objects. */
 export function sqliteRows(db, sql) {
-    const r = spawnSync('sqlite3', ['-bail', '-json', db, sql], { encoding: 'utf8', timeout: 20000 });
+    const r = spawnSync('sqlite3', [...SQLITE_ARGS, '-json', db, sql], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
     if (r.error) throw r.error;
     if (r.status !== 0) throw new Error(`sqlite3 failed (${r.status}): ${r.stderr}\nSQL: ${sql}`);
     return r.stdout.trim() ? JSON.parse(r.stdout) : [];
@@ -99,19 +107,6 @@ export async function stdioClient(t, db, args = [], clientOptions = {}) {
     return { client, transport, stderr, pid: transport.pid };
 }
 
-/** A TCP port that was free a moment ago. */
-export function freePort() {
-    return new Promise((resolve, reject) => {
-        const srv = net.createServer();
-        srv.unref();
-        srv.on('error', reject);
-        srv.listen(0, '127.0.0.1', () => {
-            const { port } = srv.address();
-            srv.close(() => resolve(port));
-        });
-    });
-}
-
 /** Resolve with {code, signal} when proc exits (or null after ms). */
 export function waitExit(proc, ms = WAIT_MS) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
@@ -130,36 +125,39 @@ export function waitExit(proc, ms = WAIT_MS) {
 export async function stopProcess(proc) {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     proc.kill('SIGTERM');
-    if (!(await waitExit(proc, 5000))) {
+    if (!(await waitExit(proc, WAIT_MS))) {
         proc.kill('SIGKILL');
-        await waitExit(proc, 5000);
+        await waitExit(proc, WAIT_MS);
     }
 }
 
 /**
- * Start `dbmcp serve --db DB --http 127.0.0.1:PORT ...args` and wait for
- * "listening on" on stderr. Returns {proc, port, base, url, stderr}.
- * Stopped after the test.
+ * Start `dbmcp serve --db DB --http HOST:0 ...args`: the system picks a free
+ * port (no race with other processes, or a second copy of the suite, for a
+ * port chosen beforehand), and dbmcp prints the one it bound as
+ * "listening on http://HOST:PORT/mcp" on stderr once it accepts
+ * connections. Returns {proc, port, base, url, stderr}. Stopped after the
+ * test.
  */
 export async function httpServer(t, db, args = [], { host = '127.0.0.1' } = {}) {
-    const port = await freePort();
-    const proc = spawn(BIN, ['serve', '--db', db, '--http', `${host}:${port}`, ...args], {
+    const proc = spawn(BIN, ['serve', '--db', db, '--http', `${host}:0`, ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
     });
     t.after(() => stopProcess(proc));
     const stderr = collectStderr(proc.stderr);
     proc.stdout.resume();
-    await new Promise((resolve, reject) => {
+    const port = await new Promise((resolve, reject) => {
         const timer = setTimeout(
             () => reject(new Error(`dbmcp did not print "listening on" within ${WAIT_MS} ms; stderr:\n${stderr.text}`)),
             WAIT_MS,
         );
         const check = () => {
-            if (/listening on http:\/\//.test(stderr.text)) {
+            const m = /listening on http:\/\/\S+:(\d+)\/mcp\n/.exec(stderr.text);
+            if (m) {
                 clearTimeout(timer);
                 proc.stderr.off('data', check);
                 proc.off('exit', onExit);
-                resolve();
+                resolve(Number(m[1]));
             }
         };
         const onExit = (code, signal) => {
@@ -200,7 +198,7 @@ export async function httpClient(t, url, key, clientOptions = {}) {
  * A raw HTTP request with node:http (tolerates a server that answers before
  * reading the whole body). Resolves {status, headers, body}.
  */
-export function rawRequest(url, { method = 'POST', headers = {}, body, timeoutMs = 10000 } = {}) {
+export function rawRequest(url, { method = 'POST', headers = {}, body, timeoutMs = WAIT_MS } = {}) {
     return new Promise((resolve, reject) => {
         const u = new URL(url);
         const req = http.request(

@@ -101,6 +101,7 @@ struct http_stream {
     int ended;         /* no more output will come */
     int gone;          /* the peer left or stopped reading */
     int cancelled;     /* mcp_session_cancel_all was called for it */
+    int revoked;       /* its API key was revoked: end it (listen streams too) */
     /* STREAM_CALL */
     jsonrpc_msg *msg;     /* the request (owned) */
     mcp_session *session; /* a reference: per-request (modern) or the legacy session */
@@ -1044,15 +1045,16 @@ static void table_remove(http_daemon *hd, http_session *e)
     table_release(hd, e);
 }
 
-/* Take a reference to one entry matching `expired` (or any, when
- * max_idle < 0), or NULL. */
-static http_session *table_pick(http_daemon *hd, double max_idle)
+/* Take a reference to one entry idle longer than max_idle (any entry when
+ * max_idle < 0) and, when key is not NULL, created with that key; or NULL. */
+static http_session *table_pick(http_daemon *hd, double max_idle, const char *key)
 {
     http_session *pick = NULL;
     double now = now_s();
     pthread_mutex_lock(&hd->table_mu);
     for (http_session *e = hd->sessions; e && !pick; e = e->next)
-        if (max_idle < 0 || (e->refs == 1 && now - e->last_used > max_idle))
+        if ((max_idle < 0 || (e->refs == 1 && now - e->last_used > max_idle)) &&
+            (!key || strcmp(e->key_id, key) == 0))
             pick = e;
     if (pick)
         pick->refs++;
@@ -1064,7 +1066,7 @@ static http_session *table_pick(http_daemon *hd, double max_idle)
 static void table_expire(http_daemon *hd)
 {
     http_session *e;
-    while ((e = table_pick(hd, (double)hd->lim.session_idle_s)) != NULL) {
+    while ((e = table_pick(hd, (double)hd->lim.session_idle_s, NULL)) != NULL) {
         table_remove(hd, e);
         table_release(hd, e);
     }
@@ -1073,7 +1075,7 @@ static void table_expire(http_daemon *hd)
 static void table_clear(http_daemon *hd)
 {
     http_session *e;
-    while ((e = table_pick(hd, -1.0)) != NULL) {
+    while ((e = table_pick(hd, -1.0, NULL)) != NULL) {
         table_remove(hd, e);
         table_release(hd, e);
     }
@@ -1146,7 +1148,8 @@ static void worker_exit(http_daemon *hd, http_stream *st, int counted)
 }
 
 /* A listen stream (subscriptions/listen) stays open until the client
- * leaves, the server stops, or the client cannot take SSE at all. */
+ * leaves, the server stops, its key is revoked, or the client cannot take
+ * SSE at all. */
 static void call_listen(http_stream *st, mcp_listener *listener)
 {
     http_daemon *hd = st->hd;
@@ -1156,7 +1159,7 @@ static void call_listen(http_stream *st, mcp_listener *listener)
     pthread_mutex_lock(&st->mu);
     st->listening = 1;
     pthread_cond_broadcast(&st->cond);
-    while (st->sse_ok && !st->gone && !atomic_load(&hd->stopping))
+    while (st->sse_ok && !st->gone && !st->revoked && !atomic_load(&hd->stopping))
         cond_wait_for(&st->cond, &st->mu, HTTP_POLL_S);
     pthread_mutex_unlock(&st->mu);
     if (listener)
@@ -1234,6 +1237,46 @@ static int worker_start(http_daemon *hd, http_stream *st)
     worker_exit(hd, st, 1);
     stream_unref(st);
     return -1;
+}
+
+/* --- revoked keys ----------------------------------------------------------- */
+
+/* mcp_key_revoked_fn: end everything key holds open — its legacy sessions
+ * (and their GET streams), its listen streams (they end with their
+ * response) and its running requests (cancelled). */
+static void on_key_revoked(void *ctx, const char *key)
+{
+    http_daemon *hd = ctx;
+    http_session *e;
+    while ((e = table_pick(hd, -1.0, key)) != NULL) {
+        table_remove(hd, e);
+        table_release(hd, e);
+    }
+    pthread_mutex_lock(&hd->mu);
+    size_t n = 0;
+    for (http_stream *st = hd->active; st; st = st->next_active)
+        n += strcmp(stream_key(st), key) == 0;
+    http_stream **hit = calloc(n ? n : 1, sizeof *hit);
+    size_t k = 0;
+    for (http_stream *st = hd->active; hit && st; st = st->next_active) {
+        if (strcmp(stream_key(st), key) == 0) {
+            stream_ref(st);
+            hit[k++] = st;
+        }
+    }
+    pthread_mutex_unlock(&hd->mu);
+    for (size_t i = 0; i < k; i++) {
+        http_stream *st = hit[i];
+        pthread_mutex_lock(&st->mu);
+        int first = !st->revoked;
+        st->revoked = 1;
+        pthread_cond_broadcast(&st->cond);
+        pthread_mutex_unlock(&st->mu);
+        if (first)
+            mcp_session_cancel_all(st->session);
+        stream_unref(st);
+    }
+    free(hit);
 }
 
 /* --- answering a request ------------------------------------------------- */
@@ -2278,10 +2321,12 @@ int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err)
     }
     rc = daemon_start(hd, err);
     if (rc == 0) {
+        mcp_server_on_key_revoked(srv, on_key_revoked, hd);
         fprintf(stderr, "listening on http://%s/mcp\n", hd->authority);
         wait_for_signal(hd, ss.pipe[0]);
         daemon_shutdown(hd);
     }
+    mcp_server_on_key_revoked(srv, NULL, NULL);
     signals_restore(&ss);
     daemon_free(hd);
     return rc;

@@ -150,8 +150,8 @@ static void print_audit_row(void *ctx, const char *const *cols)
     const char *c[13];
     for (int i = 0; i < 13; i++)
         c[i] = cols[i] ? cli_safe(cols[i]) : "-";
-    printf("%-24s %-36s %-12s %-10s %-14s %-13s %-40s %-9s %-16s %8.1f %8s\n", c[0], c[1], c[2],
-           c[6], c[7], c[3], c[8], c[9], c[10], atof(c[11]), c[12]);
+    printf("%-24s %-36s %-12s %-16s %-10s %-14s %-13s %-40s %-9s %-16s %8.1f %8s\n", c[0], c[1],
+           c[2], c[4], c[6], c[7], c[3], c[8], c[9], c[10], atof(c[11]), c[12]);
 }
 
 static int run_audit(cli_args *a)
@@ -161,9 +161,9 @@ static int run_audit(cli_args *a)
         return CLI_FAIL;
     reg_audit_filter f = {cli_flag(a, "since"), cli_flag(a, "tool"), cli_flag(a, "status"),
                           cli_flag(a, "limit") ? atoi(cli_flag(a, "limit")) : 100};
-    printf("%-24s %-36s %-12s %-10s %-14s %-13s %-40s %-9s %-16s %8s %8s\n", "TIME", "CALL ID",
-           "PRINCIPAL", "TRANSPORT", "METHOD", "INTERFACE", "TARGET", "STATUS", "ERROR", "MS",
-           "BYTES");
+    printf("%-24s %-36s %-12s %-16s %-10s %-14s %-13s %-40s %-9s %-16s %8s %8s\n", "TIME",
+           "CALL ID", "PRINCIPAL", "CLIENT", "TRANSPORT", "METHOD", "INTERFACE", "TARGET", "STATUS",
+           "ERROR", "MS", "BYTES");
     dbmcp_error err;
     int rc = reg_audit_list(db, &f, print_audit_row, NULL, &err);
     store_close(db);

@@ -457,7 +457,8 @@ static void table_add(text_table *t, const char *const *cells)
         t->cap = cap;
     }
     for (int c = 0; c < t->cols; c++)
-        t->cells[t->rows * (size_t)t->cols + (size_t)c] = strdup(cells[c] ? cells[c] : "-");
+        t->cells[t->rows * (size_t)t->cols + (size_t)c] =
+            strdup(cells[c] ? cli_safe(cells[c]) : "-");
     t->rows++;
 }
 

@@ -52,6 +52,13 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print an error (operator message) to stderr; returns CLI_FAIL. */
 int cli_fail(const dbmcp_error *err);
+/* Text from the database (names, targets, errors a client chose) made
+ * safe for the terminal: control characters, bidirectional overrides and
+ * invalid bytes shown as escapes (\x1b, \n, \u202e; core/text_safe.h), so
+ * a stored name cannot draw fake rows. Returns s itself when nothing needs
+ * escaping, else an escaped copy that stays valid for the next 32 calls
+ * (enough for one printed row); NULL stays NULL. */
+const char *cli_safe(const char *s);
 /* The database URL: --db, else $DBMCP_DB, else ./dbmcp.db. */
 const char *cli_db_url(const cli_args *a);
 /* Open the catalog database read-write, checking (and migrating) the

@@ -95,10 +95,11 @@ static int run_keys_list(cli_args *a)
     printf("%-14s %-18s %-18s %-12s %-12s %-25s %s\n", "ID", "PRINCIPAL", "INTERFACE", "USER",
            "AGENT", "LAST USED", "STATUS");
     for (size_t i = 0; i < n; i++)
-        printf("%-14s %-18s %-18s %-12s %-12s %-25s %s\n", keys[i].id, keys[i].principal,
-               keys[i].interface, keys[i].user_id ? keys[i].user_id : "-",
-               keys[i].agent_id ? keys[i].agent_id : "-",
-               keys[i].last_used_at ? keys[i].last_used_at : "-",
+        printf("%-14s %-18s %-18s %-12s %-12s %-25s %s\n", cli_safe(keys[i].id),
+               cli_safe(keys[i].principal), cli_safe(keys[i].interface),
+               keys[i].user_id ? cli_safe(keys[i].user_id) : "-",
+               keys[i].agent_id ? cli_safe(keys[i].agent_id) : "-",
+               keys[i].last_used_at ? cli_safe(keys[i].last_used_at) : "-",
                keys[i].revoked_at ? "revoked" : "active");
     reg_api_key_array_free(keys, n);
     return CLI_OK;
@@ -141,14 +142,16 @@ const cli_command cli_cmd_keys_revoke = {
 
 /* --- audit ----------------------------------------------------------------------- */
 
-static void print_audit_row(void *ctx, const char *const *c)
+/* Every column may hold what a client sent (the target is the tool name
+ * it asked for): printed through cli_safe. */
+static void print_audit_row(void *ctx, const char *const *cols)
 {
     (void)ctx;
+    const char *c[13];
     for (int i = 0; i < 13; i++)
-        if (!c[i])
-            ((const char **)c)[i] = "-";
-    printf("%-24s %-36s %-12s %-10s %-14s %-13s %-40s %-9s %-16s %8.1f %8s\n", c[0], c[1], c[2],
-           c[6], c[7], c[3], c[8], c[9], c[10], atof(c[11]), c[12]);
+        c[i] = cols[i] ? cli_safe(cols[i]) : "-";
+    printf("%-24s %-36s %-12s %-16s %-10s %-14s %-13s %-40s %-9s %-16s %8.1f %8s\n", c[0], c[1],
+           c[2], c[4], c[6], c[7], c[3], c[8], c[9], c[10], atof(c[11]), c[12]);
 }
 
 static int run_audit(cli_args *a)
@@ -158,9 +161,9 @@ static int run_audit(cli_args *a)
         return CLI_FAIL;
     reg_audit_filter f = {cli_flag(a, "since"), cli_flag(a, "tool"), cli_flag(a, "status"),
                           cli_flag(a, "limit") ? atoi(cli_flag(a, "limit")) : 100};
-    printf("%-24s %-36s %-12s %-10s %-14s %-13s %-40s %-9s %-16s %8s %8s\n", "TIME", "CALL ID",
-           "PRINCIPAL", "TRANSPORT", "METHOD", "INTERFACE", "TARGET", "STATUS", "ERROR", "MS",
-           "BYTES");
+    printf("%-24s %-36s %-12s %-16s %-10s %-14s %-13s %-40s %-9s %-16s %8s %8s\n", "TIME",
+           "CALL ID", "PRINCIPAL", "CLIENT", "TRANSPORT", "METHOD", "INTERFACE", "TARGET", "STATUS",
+           "ERROR", "MS", "BYTES");
     dbmcp_error err;
     int rc = reg_audit_list(db, &f, print_audit_row, NULL, &err);
     store_close(db);

@@ -68,8 +68,9 @@ static int print_job(void *ctx, store_stmt *row)
     (void)ctx;
     const char *err = store_column_text(row, 5);
     printf("%-10lld %-10s %-16s %-16s %-8lld %-25s %s\n", (long long)store_column_int(row, 0),
-           store_column_text(row, 6), store_column_text(row, 1), store_column_text(row, 2),
-           (long long)store_column_int(row, 3), store_column_text(row, 4), err ? err : "-");
+           cli_safe(store_column_text(row, 6)), cli_safe(store_column_text(row, 1)),
+           cli_safe(store_column_text(row, 2)), (long long)store_column_int(row, 3),
+           cli_safe(store_column_text(row, 4)), err ? cli_safe(err) : "-");
     return 0;
 }
 

@@ -356,9 +356,11 @@ static int compare_groups(const void *pa, const void *pb)
     return by_time ? by_time : strcmp(a->key, b->key);
 }
 
-/* Print text cut at max characters (UTF-8 aware) with "…". */
-static void print_cut(const char *text, size_t max)
+/* Print text cut at max characters (UTF-8 aware) with "…"; the SQL is an
+ * agent's, so control characters are escaped first. */
+static void print_cut(const char *raw, size_t max)
 {
+    const char *text = cli_safe(raw);
     size_t chars = 0;
     const char *p = text;
     for (; *p; p++) {
@@ -396,8 +398,8 @@ static int run_top_queries(cli_args *a)
         qsort(s.groups, s.n, sizeof *s.groups, compare_groups);
         printf("%5s  %-24s  %-36s  %s\n", "CALLS", "LAST USED", "LAST CALL ID", "QUERY");
         for (size_t i = 0; i < s.n && (long)i < limit; i++) {
-            printf("%5ld  %-24s  %-36s  ", s.groups[i].count, s.groups[i].last_ts,
-                   s.groups[i].last_call);
+            printf("%5ld  %-24s  %-36s  ", s.groups[i].count, cli_safe(s.groups[i].last_ts),
+                   cli_safe(s.groups[i].last_call));
             print_cut(s.groups[i].key, TOP_QUERIES_SHOWN);
         }
         fprintf(stderr,

@@ -94,8 +94,8 @@ static int run_stats(cli_args *a)
            "source");
     for (size_t i = 0; i < s.nschemes; i++) {
         const thesaurus_scheme_stats *r = &s.schemes[i];
-        printf("%-24s %-12s %9ld %9ld %9ld  %s\n", r->name, r->format, r->concepts, r->labels,
-               r->relations, r->source);
+        printf("%-24s %-12s %9ld %9ld %9ld  %s\n", cli_safe(r->name), cli_safe(r->format),
+               r->concepts, r->labels, r->relations, cli_safe(r->source));
         concepts += r->concepts;
         labels += r->labels;
         relations += r->relations;

@@ -13,6 +13,15 @@
 
 typedef struct audit_queue audit_queue;
 
+/* Bounds of the audit fields a caller can fill, in bytes. Longer text is
+ * cut on a character boundary and ends in "…[truncated, N bytes]"
+ * (core/text_safe.h); client name, client version and model also lose
+ * their control characters. The fixed-size fields of reg_audit_row bound
+ * the rest (client name 128, client version 64, model 128). */
+#define AUDIT_TARGET_MAX 512       /* tool name, resource URI, prompt name */
+#define AUDIT_DETAIL_MAX 4096      /* operator error detail */
+#define AUDIT_SQL_MAX (128 * 1024) /* SQL text (execute_query admits 32,000 characters) */
+
 /* Start the writer on connections from `pool` (not owned). */
 audit_queue *audit_queue_create(store_pool *pool, int flush_ms);
 /* Flush, stop the writer, free. NULL is a no-op. */

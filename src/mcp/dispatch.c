@@ -19,6 +19,7 @@
 #include "core/jsonschema.h"
 #include "core/jsonutil.h"
 #include "core/log.h"
+#include "core/text_safe.h"
 #include "mcp/internal.h"
 #include "tools/tool.h"
 
@@ -35,10 +36,24 @@ typedef struct dispatch_state {
 
 static void copy_str(char *dst, size_t size, const char *src)
 {
-    size_t n = src ? strnlen(src, size - 1) : 0;
-    if (n)
-        memcpy(dst, src, n);
-    dst[n] = '\0';
+    text_safe_copy(dst, size, src, 0);
+}
+
+/* Caller-chosen names (clientInfo, the model claim) are stored without
+ * control characters: they are printed on operators' terminals. */
+static void copy_name(char *dst, size_t size, const char *src)
+{
+    text_safe_copy(dst, size, src, TEXT_SAFE_STRIP);
+}
+
+/* A bounded copy of sql_text (owned, freed here). */
+static char *bound_sql(char *sql_text)
+{
+    if (!sql_text || strlen(sql_text) <= AUDIT_SQL_MAX)
+        return sql_text;
+    char *bounded = text_safe_bound(sql_text, AUDIT_SQL_MAX, 0);
+    free(sql_text);
+    return bounded;
 }
 
 void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
@@ -54,21 +69,21 @@ void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, 
     copy_str(row.interface, sizeof row.interface, s->who.interface);
     copy_str(row.user_id, sizeof row.user_id, s->who.user_id);
     copy_str(row.agent_id, sizeof row.agent_id, s->who.agent_id);
-    copy_str(row.client_name, sizeof row.client_name, s->client_name);
-    copy_str(row.client_version, sizeof row.client_version, s->client_version);
-    copy_str(row.model, sizeof row.model, ctx ? ctx->model : NULL);
+    copy_name(row.client_name, sizeof row.client_name, s->client_name);
+    copy_name(row.client_version, sizeof row.client_version, s->client_version);
+    copy_name(row.model, sizeof row.model, ctx ? ctx->model : NULL);
     copy_str(row.transport, sizeof row.transport,
              ctx && ctx->transport ? ctx->transport : s->transport);
     copy_str(row.protocol, sizeof row.protocol, s->protocol);
     copy_str(row.method, sizeof row.method, method);
-    row.target = target ? strdup(target) : NULL;
+    row.target = text_safe_bound(target, AUDIT_TARGET_MAX, 0);
     row.status = status;
     row.error_class = code ? dbmcp_code_name(code) : NULL;
-    row.error_detail = detail && *detail ? strdup(detail) : NULL;
+    row.error_detail = detail && *detail ? text_safe_bound(detail, AUDIT_DETAIL_MAX, 0) : NULL;
     row.duration_ms = ids_monotonic_ms() - start_ms;
     row.bytes_out = (int64_t)bytes;
     row.rows_out = rows;
-    row.sql_text = sql_text;
+    row.sql_text = bound_sql(sql_text);
     audit_queue_push(srv->audit, &row);
 }
 
@@ -299,9 +314,12 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     const reg_tool *tool = snap ? catalog_find_tool(snap, name) : NULL;
     tool_handler_fn fn = tool ? resolve_handler(tool) : NULL;
     if (!tool || !fn || (args_in && !json_is_object(args_in))) {
-        if (!tool || !fn)
-            snprintf(text, sizeof text, "Unknown tool: %s", name ? name : "(missing name)");
-        else
+        if (!tool || !fn) {
+            /* the name is the caller's: cut on a character boundary */
+            char *shown = text_safe_bound(name ? name : "(missing name)", 256, 0);
+            snprintf(text, sizeof text, "Unknown tool: %s", shown ? shown : "");
+            free(shown);
+        } else
             snprintf(text, sizeof text, "arguments must be a JSON object");
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
         mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error", DBMCP_ENOTFOUND,

@@ -69,6 +69,9 @@ struct mcp_server {
     mcp_listener *listeners; /* modern listen streams */
     int stopping;
     pthread_cond_t stop_cond;
+    pthread_mutex_t revoke_mu;     /* guards the two below; held while calling revoked_fn */
+    mcp_key_revoked_fn revoked_fn; /* see mcp_server_on_key_revoked */
+    void *revoked_ctx;
     pthread_t watcher;
     int watcher_started;
 };

@@ -12,6 +12,7 @@
 
 #include "core/ids.h"
 #include "core/jsonutil.h"
+#include "core/text_safe.h"
 #include "mcp/internal.h"
 #include "tools/search_tools.h"
 #include "tools/tool.h"
@@ -64,9 +65,10 @@ static json_t *m_initialize(mcp_server *srv, mcp_session *s, const jsonrpc_msg *
         version = MCP_LATEST_LEGACY;
     json_t *info = json_get_obj(msg->params, "clientInfo");
     snprintf(s->protocol, sizeof s->protocol, "%s", version);
-    snprintf(s->client_name, sizeof s->client_name, "%s", json_get_str(info, "name") ?: "");
-    snprintf(s->client_version, sizeof s->client_version, "%s",
-             json_get_str(info, "version") ?: "");
+    text_safe_copy(s->client_name, sizeof s->client_name, json_get_str(info, "name"),
+                   TEXT_SAFE_STRIP);
+    text_safe_copy(s->client_version, sizeof s->client_version, json_get_str(info, "version"),
+                   TEXT_SAFE_STRIP);
     json_decref(s->client_caps);
     s->client_caps = json_incref(json_get_obj(msg->params, "capabilities"));
     dbmcp_error err;
@@ -573,10 +575,10 @@ static void note_modern_client(mcp_session *s, const jsonrpc_msg *msg)
     pthread_mutex_lock(&s->lock);
     if (version && strcmp(s->protocol, version) != 0)
         snprintf(s->protocol, sizeof s->protocol, "%s", version);
-    if (name && strcmp(s->client_name, name) != 0) {
-        snprintf(s->client_name, sizeof s->client_name, "%s", name);
-        snprintf(s->client_version, sizeof s->client_version, "%s",
-                 json_get_str(info, "version") ?: "");
+    if (name) {
+        text_safe_copy(s->client_name, sizeof s->client_name, name, TEXT_SAFE_STRIP);
+        text_safe_copy(s->client_version, sizeof s->client_version, json_get_str(info, "version"),
+                       TEXT_SAFE_STRIP);
     }
     pthread_mutex_unlock(&s->lock);
 }

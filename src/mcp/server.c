@@ -468,6 +468,50 @@ static void refresh_settings(mcp_server *srv, store *db)
     json_decref(old);
 }
 
+void mcp_server_on_key_revoked(mcp_server *srv, mcp_key_revoked_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&srv->revoke_mu);
+    srv->revoked_fn = fn;
+    srv->revoked_ctx = ctx;
+    pthread_mutex_unlock(&srv->revoke_mu);
+}
+
+/* The API keys live sessions carry, as a set {key_id: true}; NULL when
+ * none does. */
+static json_t *keys_in_use(mcp_server *srv)
+{
+    json_t *set = NULL;
+    pthread_mutex_lock(&srv->lock);
+    for (mcp_session *s = srv->sessions; s; s = s->next) {
+        if (!s->who.key_id[0])
+            continue;
+        if (!set)
+            set = json_object();
+        json_object_set_new(set, s->who.key_id, json_true());
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return set;
+}
+
+/* Revocation is a row update, not a catalog change: look for revoked keys
+ * among those in use and tell the transport (see mcp_server_on_key_revoked). */
+static void check_revocations(mcp_server *srv, store *db)
+{
+    pthread_mutex_lock(&srv->revoke_mu);
+    json_t *in_use = srv->revoked_fn ? keys_in_use(srv) : NULL;
+    reg_api_key *keys = NULL;
+    size_t n = 0;
+    dbmcp_error err;
+    if (in_use && reg_api_key_list(db, &keys, &n, &err) == 0) {
+        for (size_t i = 0; i < n; i++)
+            if (keys[i].revoked_at && json_object_get(in_use, keys[i].id))
+                srv->revoked_fn(srv->revoked_ctx, keys[i].id);
+        reg_api_key_array_free(keys, n);
+    }
+    pthread_mutex_unlock(&srv->revoke_mu);
+    json_decref(in_use);
+}
+
 static void watcher_tick(mcp_server *srv)
 {
     dbmcp_error err;
@@ -477,6 +521,7 @@ static void watcher_tick(mcp_server *srv)
         return;
     int rc = reg_versions_get(db, &now, &err);
     refresh_settings(srv, db);
+    check_revocations(srv, db);
     store_pool_release(srv->catalog, db);
     if (rc)
         return;
@@ -619,6 +664,7 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     pthread_mutex_init(&srv->lock, NULL);
     pthread_cond_init(&srv->stop_cond, NULL);
+    pthread_mutex_init(&srv->revoke_mu, NULL);
     srv->db_url = strdup(cfg->db_url);
     srv->allowed_tools = cfg->allowed_tools ? strdup(cfg->allowed_tools) : NULL;
     srv->server_name = strdup(cfg->server_name ? cfg->server_name : "dbmcp");
@@ -703,6 +749,7 @@ void mcp_server_free(mcp_server *srv)
     free(srv->server_name);
     pthread_mutex_destroy(&srv->lock);
     pthread_cond_destroy(&srv->stop_cond);
+    pthread_mutex_destroy(&srv->revoke_mu);
     free(srv);
 }
 

@@ -126,6 +126,16 @@ int mcp_server_authenticate(mcp_server *srv, const char *api_key, mcp_identity *
 int mcp_server_local_identity(mcp_server *srv, const char *principal, const char *interface_name,
                               mcp_identity *out, dbmcp_error *err);
 
+/* Told when an API key that live sessions carry was revoked: called on the
+ * catalog watcher's thread, within about one poll interval of
+ * `dbmcp keys revoke`, and again on later polls while a session still
+ * carries the key. The transport ends what the key holds open (sessions,
+ * streams, running requests); requests with the key already get 401. */
+typedef void (*mcp_key_revoked_fn)(void *ctx, const char *key_id);
+/* Install the callback (NULL removes it; returns once a running call of
+ * the previous one has finished). */
+void mcp_server_on_key_revoked(mcp_server *srv, mcp_key_revoked_fn fn, void *ctx);
+
 /* Hex BLAKE2b-256 of an API key's secret part, as stored in dbmcp_api_keys. */
 void mcp_key_hash_secret(const char *secret, char hex[65]);
 

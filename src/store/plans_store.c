@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/ids.h"
+#include "core/text_safe.h"
 #include "store/registry.h"
 
 /* Fills a row struct from the current row and hands it to the caller's
@@ -267,12 +268,16 @@ static int audit_llm_row(store *db, const plans_llm_call_row *row, const char *n
     copy_field(a.transport, sizeof a.transport, row->transport ? row->transport : "agent");
     copy_field(a.method, sizeof a.method, "llm");
     size_t tl = strlen(row->provider) + strlen(row->model) + 2;
-    a.target = malloc(tl);
-    if (a.target)
-        snprintf(a.target, tl, "%s/%s", row->provider, row->model);
+    char *target = malloc(tl);
+    if (target)
+        snprintf(target, tl, "%s/%s", row->provider, row->model);
+    /* the bounds of mcp/audit.h (AUDIT_TARGET_MAX, AUDIT_DETAIL_MAX): a
+     * provider's error text is not ours to store whole */
+    a.target = text_safe_bound(target, 512, 0);
+    free(target);
     a.status = row->error_class ? "error" : "ok";
     a.error_class = row->error_class;
-    a.error_detail = row->error_detail ? strdup(row->error_detail) : NULL;
+    a.error_detail = text_safe_bound(row->error_detail, 4096, 0);
     a.duration_ms = row->latency_ms;
     a.bytes_out = (int64_t)row->bytes_out;
     a.rows_out = -1;

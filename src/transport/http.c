@@ -41,19 +41,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/json_write.h"
+#include "core/log.h"
 #include "transport/chat.h"
+#include "transport/http_admit.h"
 
 #define HTTP_DEFAULT_MAX_BODY ((size_t)4 * 1024 * 1024)
-#define HTTP_DEFAULT_TIMEOUT_S 30
-#define HTTP_DEFAULT_SESSION_IDLE_S 3600
-#define HTTP_MAX_CONNECTIONS 512                   /* libmicrohttpd threads */
-#define HTTP_MAX_CALLS 128                         /* requests inside mcp_handle at once */
-#define HTTP_MAX_SESSIONS 10000                    /* legacy sessions in the table */
 #define HTTP_STREAM_MAX_BUFFER (32u * 1024 * 1024) /* unsent bytes before a reader is "gone" */
 #define HTTP_DISCARD_FACTOR 4   /* oversized bodies are read up to this × max_body, then cut */
 #define HTTP_KEEPALIVE_S 15.0   /* SSE comment after this much silence */
@@ -63,6 +61,7 @@
 #define HTTP_STREAM_DRAIN_S 3.0 /* shutdown: time streams get to flush their last bytes */
 #define HTTP_SWEEP_S 5.0        /* how often idle sessions are expired */
 #define HTTP_THREAD_STACK ((size_t)1024 * 1024)
+#define HTTP_FD_RESERVE 256 /* descriptors kept for the database, logs and pipes */
 #define HTTP_SSE_BLOCK 16384
 
 #define CT_JSON "application/json"
@@ -70,6 +69,12 @@
 typedef struct http_daemon http_daemon;
 typedef struct http_stream http_stream;
 typedef struct http_session http_session;
+
+/* Requests running with one API key ("" without auth). */
+typedef struct key_load {
+    char key_id[sizeof((mcp_identity *)0)->key_id];
+    int calls;
+} key_load;
 
 typedef enum stream_kind {
     STREAM_CALL, /* the reply to one POSTed request (JSON or SSE) */
@@ -96,6 +101,7 @@ struct http_stream {
     int ended;         /* no more output will come */
     int gone;          /* the peer left or stopped reading */
     int cancelled;     /* mcp_session_cancel_all was called for it */
+    int revoked;       /* its API key was revoked: end it (listen streams too) */
     /* STREAM_CALL */
     jsonrpc_msg *msg;     /* the request (owned) */
     mcp_session *session; /* a reference: per-request (modern) or the legacy session */
@@ -129,8 +135,7 @@ struct http_daemon {
     int no_auth;
     const char **allowed_origins;
     size_t max_body;
-    unsigned timeout_s;
-    int session_idle_s;
+    http_limits lim;                       /* complete (defaults filled in) */
     int loopback;                          /* bound to a loopback address */
     char bind_host[INET6_ADDRSTRLEN + 2];  /* "127.0.0.1" or "[::1]" */
     char authority[INET6_ADDRSTRLEN + 10]; /* "HOST:PORT" once bound */
@@ -141,6 +146,8 @@ struct http_daemon {
     int ipv6;
     unsigned port; /* as configured; 0 = any */
     struct MHD_Daemon *mhd;
+    int listen_fd;       /* until admission takes it over */
+    http_admit *admit;   /* accepts, queues and times connections */
     atomic_int stopping; /* a signal came: refuse new work, end GET streams */
     atomic_int aborting; /* the drain time is over: cut everything */
     pthread_mutex_t mu;  /* guards the counters and the active list */
@@ -149,9 +156,12 @@ struct http_daemon {
     int workers;         /* worker threads alive */
     int streams;         /* http_stream objects alive */
     http_stream *active; /* streams whose worker runs */
+    key_load *loads;     /* calls per API key, for the keys with calls running */
+    size_t nloads, loads_cap;
     pthread_mutex_t table_mu;
     http_session *sessions;
     size_t nsessions;
+    unsigned long evicted; /* idle sessions dropped to make room; guarded by table_mu */
 };
 
 /* Per-request state handed to libmicrohttpd as con_cls. */
@@ -844,7 +854,8 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
     if (n == MHD_CONTENT_READER_END_WITH_ERROR)
         stream_lost(st);
     else if (n == MHD_CONTENT_READER_END_OF_STREAM)
-        MHD_set_connection_option(st->conn, MHD_CONNECTION_OPTION_TIMEOUT, st->hd->timeout_s);
+        MHD_set_connection_option(st->conn, MHD_CONNECTION_OPTION_TIMEOUT,
+                                  (unsigned)st->hd->lim.idle_timeout_s);
     return n;
 }
 
@@ -895,12 +906,46 @@ static void entry_free(http_session *e)
     free(e);
 }
 
-/* Register an initialized session. Returns the entry with a reference for
- * the caller (release with table_release), or NULL when the table is full. */
-static http_session *table_add(http_daemon *hd, mcp_session *s, const mcp_identity *who)
+static void table_remove(http_daemon *hd, http_session *e);
+
+/* Whether a session of `key` fits; when not, the session to drop for it:
+ * the least recently used idle one of that key when the key has its
+ * max_sessions_per_key, else (the table is full) of any key. An entry is
+ * idle when only the table holds it (no request running, no GET stream).
+ * Returns the victim with a reference, or NULL (then *room says whether
+ * the new session fits; *key_full says which limit it met). */
+static http_session *table_victim_locked(http_daemon *hd, const char *key, int *room, int *key_full)
+{
+    size_t of_key = 0;
+    http_session *oldest_of_key = NULL, *oldest = NULL;
+    for (http_session *e = hd->sessions; e; e = e->next) {
+        int mine = strcmp(e->key_id, key) == 0;
+        of_key += (size_t)mine;
+        if (e->refs != 1)
+            continue;
+        if (mine && (!oldest_of_key || e->last_used < oldest_of_key->last_used))
+            oldest_of_key = e;
+        if (!oldest || e->last_used < oldest->last_used)
+            oldest = e;
+    }
+    *key_full = of_key >= (size_t)hd->lim.max_sessions_per_key;
+    *room = !*key_full && hd->nsessions < (size_t)hd->lim.max_sessions;
+    http_session *victim = *room ? NULL : *key_full ? oldest_of_key : oldest;
+    if (victim)
+        victim->refs++;
+    return victim;
+}
+
+/* Register an initialized session, dropping idle sessions to make room
+ * (see table_victim_locked). Returns the entry with a reference for the
+ * caller (release with table_release), or NULL with *key_full set when
+ * nothing could be dropped. */
+static http_session *table_add(http_daemon *hd, mcp_session *s, const mcp_identity *who,
+                               int *key_full)
 {
     const char *id = mcp_session_id(s);
     http_session *e = calloc(1, sizeof *e);
+    *key_full = 0;
     if (!e || !id || !(e->id = strdup(id))) {
         free(e);
         return NULL;
@@ -911,21 +956,31 @@ static http_session *table_add(http_daemon *hd, mcp_session *s, const mcp_identi
     e->refs = 2;
     e->in_table = 1;
     e->last_used = now_s();
-    pthread_mutex_lock(&hd->table_mu);
-    int full = hd->nsessions >= HTTP_MAX_SESSIONS;
-    if (!full) {
-        e->session = mcp_session_ref(s);
-        e->next = hd->sessions;
-        hd->sessions = e;
-        hd->nsessions++;
+    /* a few rounds: another initialize may take the room just made */
+    for (int round = 0; round < 8; round++) {
+        int room;
+        pthread_mutex_lock(&hd->table_mu);
+        http_session *victim = table_victim_locked(hd, e->key_id, &room, key_full);
+        if (room) {
+            e->session = mcp_session_ref(s);
+            e->next = hd->sessions;
+            hd->sessions = e;
+            hd->nsessions++;
+        } else if (victim) {
+            hd->evicted++;
+        }
+        pthread_mutex_unlock(&hd->table_mu);
+        if (room) {
+            mcp_session_set_sink(s, (mcp_sink){entry_sink_send, e});
+            return e;
+        }
+        if (!victim)
+            break;
+        table_remove(hd, victim);
+        table_release(hd, victim);
     }
-    pthread_mutex_unlock(&hd->table_mu);
-    if (full) {
-        entry_free(e);
-        return NULL;
-    }
-    mcp_session_set_sink(s, (mcp_sink){entry_sink_send, e});
-    return e;
+    entry_free(e);
+    return NULL;
 }
 
 /* Find a live session by id. On success returns the entry (a reference)
@@ -990,15 +1045,16 @@ static void table_remove(http_daemon *hd, http_session *e)
     table_release(hd, e);
 }
 
-/* Take a reference to one entry matching `expired` (or any, when
- * max_idle < 0), or NULL. */
-static http_session *table_pick(http_daemon *hd, double max_idle)
+/* Take a reference to one entry idle longer than max_idle (any entry when
+ * max_idle < 0) and, when key is not NULL, created with that key; or NULL. */
+static http_session *table_pick(http_daemon *hd, double max_idle, const char *key)
 {
     http_session *pick = NULL;
     double now = now_s();
     pthread_mutex_lock(&hd->table_mu);
     for (http_session *e = hd->sessions; e && !pick; e = e->next)
-        if (max_idle < 0 || (e->refs == 1 && now - e->last_used > max_idle))
+        if ((max_idle < 0 || (e->refs == 1 && now - e->last_used > max_idle)) &&
+            (!key || strcmp(e->key_id, key) == 0))
             pick = e;
     if (pick)
         pick->refs++;
@@ -1006,11 +1062,11 @@ static http_session *table_pick(http_daemon *hd, double max_idle)
     return pick;
 }
 
-/* Drop sessions idle longer than session_idle_s (none in use expires). */
+/* Drop sessions idle longer than lim.session_idle_s (none in use expires). */
 static void table_expire(http_daemon *hd)
 {
     http_session *e;
-    while ((e = table_pick(hd, (double)hd->session_idle_s)) != NULL) {
+    while ((e = table_pick(hd, (double)hd->lim.session_idle_s, NULL)) != NULL) {
         table_remove(hd, e);
         table_release(hd, e);
     }
@@ -1019,13 +1075,61 @@ static void table_expire(http_daemon *hd)
 static void table_clear(http_daemon *hd)
 {
     http_session *e;
-    while ((e = table_pick(hd, -1.0)) != NULL) {
+    while ((e = table_pick(hd, -1.0, NULL)) != NULL) {
         table_remove(hd, e);
         table_release(hd, e);
     }
 }
 
 /* --- workers ------------------------------------------------------------- */
+
+static const char *stream_key(const http_stream *st)
+{
+    return mcp_session_identity(st->session)->key_id;
+}
+
+static key_load *key_load_find_locked(http_daemon *hd, const char *key)
+{
+    for (size_t i = 0; i < hd->nloads; i++)
+        if (strcmp(hd->loads[i].key_id, key) == 0)
+            return &hd->loads[i];
+    return NULL;
+}
+
+/* Take a request slot for key: 0, or -1 when max_in_flight requests run,
+ * -2 when max_in_flight_per_key of them are the key's. */
+static int calls_take_locked(http_daemon *hd, const char *key)
+{
+    if (hd->calls >= hd->lim.max_in_flight)
+        return -1;
+    key_load *load = key_load_find_locked(hd, key);
+    if (load && load->calls >= hd->lim.max_in_flight_per_key)
+        return -2;
+    if (!load) {
+        if (hd->nloads == hd->loads_cap) {
+            size_t cap = hd->loads_cap ? hd->loads_cap * 2 : 16;
+            key_load *grown = realloc(hd->loads, cap * sizeof *grown);
+            if (!grown)
+                return -1;
+            hd->loads = grown;
+            hd->loads_cap = cap;
+        }
+        load = &hd->loads[hd->nloads++];
+        snprintf(load->key_id, sizeof load->key_id, "%s", key);
+        load->calls = 0;
+    }
+    load->calls++;
+    hd->calls++;
+    return 0;
+}
+
+static void calls_release_locked(http_daemon *hd, const char *key)
+{
+    hd->calls--;
+    key_load *load = key_load_find_locked(hd, key);
+    if (load && --load->calls == 0)
+        *load = hd->loads[--hd->nloads];
+}
 
 static void worker_exit(http_daemon *hd, http_stream *st, int counted)
 {
@@ -1037,24 +1141,25 @@ static void worker_exit(http_daemon *hd, http_stream *st, int counted)
     if (st->next_active)
         st->next_active->prev_active = st->prev_active;
     if (counted)
-        hd->calls--;
+        calls_release_locked(hd, stream_key(st));
     hd->workers--;
     pthread_cond_broadcast(&hd->cond);
     pthread_mutex_unlock(&hd->mu);
 }
 
 /* A listen stream (subscriptions/listen) stays open until the client
- * leaves, the server stops, or the client cannot take SSE at all. */
+ * leaves, the server stops, its key is revoked, or the client cannot take
+ * SSE at all. */
 static void call_listen(http_stream *st, mcp_listener *listener)
 {
     http_daemon *hd = st->hd;
     pthread_mutex_lock(&hd->mu);
-    hd->calls--; /* listeners do not hold a request slot */
+    calls_release_locked(hd, stream_key(st)); /* listeners do not hold a request slot */
     pthread_mutex_unlock(&hd->mu);
     pthread_mutex_lock(&st->mu);
     st->listening = 1;
     pthread_cond_broadcast(&st->cond);
-    while (st->sse_ok && !st->gone && !atomic_load(&hd->stopping))
+    while (st->sse_ok && !st->gone && !st->revoked && !atomic_load(&hd->stopping))
         cond_wait_for(&st->cond, &st->mu, HTTP_POLL_S);
     pthread_mutex_unlock(&st->mu);
     if (listener)
@@ -1104,15 +1209,15 @@ static void *call_worker(void *arg)
 }
 
 /* Start the worker for st; -1 when at capacity, shutting down or out of
- * threads. */
+ * threads, -2 when st's API key has its max_in_flight_per_key. */
 static int worker_start(http_daemon *hd, http_stream *st)
 {
     pthread_mutex_lock(&hd->mu);
-    if (hd->calls >= HTTP_MAX_CALLS || atomic_load(&hd->stopping)) {
+    int taken = atomic_load(&hd->stopping) ? -1 : calls_take_locked(hd, stream_key(st));
+    if (taken != 0) {
         pthread_mutex_unlock(&hd->mu);
-        return -1;
+        return taken;
     }
-    hd->calls++;
     hd->workers++;
     st->next_active = hd->active;
     if (hd->active)
@@ -1132,6 +1237,46 @@ static int worker_start(http_daemon *hd, http_stream *st)
     worker_exit(hd, st, 1);
     stream_unref(st);
     return -1;
+}
+
+/* --- revoked keys ----------------------------------------------------------- */
+
+/* mcp_key_revoked_fn: end everything key holds open — its legacy sessions
+ * (and their GET streams), its listen streams (they end with their
+ * response) and its running requests (cancelled). */
+static void on_key_revoked(void *ctx, const char *key)
+{
+    http_daemon *hd = ctx;
+    http_session *e;
+    while ((e = table_pick(hd, -1.0, key)) != NULL) {
+        table_remove(hd, e);
+        table_release(hd, e);
+    }
+    pthread_mutex_lock(&hd->mu);
+    size_t n = 0;
+    for (http_stream *st = hd->active; st; st = st->next_active)
+        n += strcmp(stream_key(st), key) == 0;
+    http_stream **hit = calloc(n ? n : 1, sizeof *hit);
+    size_t k = 0;
+    for (http_stream *st = hd->active; hit && st; st = st->next_active) {
+        if (strcmp(stream_key(st), key) == 0) {
+            stream_ref(st);
+            hit[k++] = st;
+        }
+    }
+    pthread_mutex_unlock(&hd->mu);
+    for (size_t i = 0; i < k; i++) {
+        http_stream *st = hit[i];
+        pthread_mutex_lock(&st->mu);
+        int first = !st->revoked;
+        st->revoked = 1;
+        pthread_cond_broadcast(&st->cond);
+        pthread_mutex_unlock(&st->mu);
+        if (first)
+            mcp_session_cancel_all(st->session);
+        stream_unref(st);
+    }
+    free(hit);
 }
 
 /* --- answering a request ------------------------------------------------- */
@@ -1244,8 +1389,12 @@ static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c, 
     const char *model = header(c, HTTP_MODEL_HEADER);
     snprintf(st->model, sizeof st->model, "%s", model ? model : "");
     req->stream = st;
-    if (worker_start(hd, st) != 0)
-        return reply_busy(c, msg->id, "Server busy: too many requests in flight");
+    int started = worker_start(hd, st);
+    if (started != 0)
+        return reply_busy(c, msg->id,
+                          started == -2
+                              ? "Server busy: too many requests in flight for this API key"
+                              : "Server busy: too many requests in flight");
     return call_reply(hd, c, st);
 }
 
@@ -1454,10 +1603,13 @@ static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection 
     if (!json_object_get(resp, "result") || !mcp_session_protocol(s)[0]) {
         r = reply_json(c, MHD_HTTP_OK, resp, NULL);
     } else {
-        http_session *e = table_add(hd, s, &req->who);
+        int key_full = 0;
+        http_session *e = table_add(hd, s, &req->who, &key_full);
         if (!e) {
             json_decref(resp);
-            r = reply_busy(c, msg->id, "Too many sessions");
+            r = reply_busy(c, msg->id,
+                           key_full ? "Too many sessions in use for this API key"
+                                    : "Too many sessions in use");
         } else {
             const char *const headers[] = {"Mcp-Session-Id", e->id, NULL};
             r = reply_json(c, MHD_HTTP_OK, resp, headers);
@@ -1769,8 +1921,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     http_daemon *hd = cls;
     http_request *req = *con_cls;
     (void)version;
-    if (!req)
-        return on_headers(hd, c, url, method, con_cls);
+    if (!req) {
+        enum MHD_Result r = on_headers(hd, c, url, method, con_cls);
+        req = *con_cls;
+        /* read deadlines: a POST waiting for its body has the body's */
+        http_admit_phase(c, req && !req->responded ? ADMIT_BODY : ADMIT_BUSY);
+        return r;
+    }
     if (*upload_size) {
         size_t n = *upload_size;
         *upload_size = 0;
@@ -1779,6 +1936,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (req->responded)
         return MHD_YES;
     req->responded = 1;
+    http_admit_phase(c, ADMIT_BUSY);
     if (req->too_big)
         return reply_too_large(c);
     if (req->chat)
@@ -1791,7 +1949,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
     http_request *req = *con_cls;
     (void)cls;
-    (void)c;
+    http_admit_phase(c, ADMIT_IDLE);
     if (!req)
         return;
     *con_cls = NULL;
@@ -1915,6 +2073,8 @@ static int public_url_parse(http_daemon *hd, const char *url, dbmcp_error *err)
     return 0;
 }
 
+static void fit_descriptors(http_limits *lim);
+
 static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config *cfg,
                             dbmcp_error *err)
 {
@@ -1923,10 +2083,11 @@ static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config 
     hd->anonymous = cfg->anonymous;
     hd->allowed_origins = cfg->allowed_origins;
     hd->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
-    hd->timeout_s =
-        (unsigned)(cfg->request_timeout_s > 0 ? cfg->request_timeout_s : HTTP_DEFAULT_TIMEOUT_S);
-    hd->session_idle_s =
-        cfg->session_idle_s > 0 ? cfg->session_idle_s : HTTP_DEFAULT_SESSION_IDLE_S;
+    hd->lim = cfg->limits;
+    http_limits_default(&hd->lim);
+    if (hd->lim.max_connections_per_ip > hd->lim.max_connections)
+        hd->lim.max_connections_per_ip = hd->lim.max_connections;
+    fit_descriptors(&hd->lim);
     int rc = public_url_parse(hd, cfg->public_url, err);
     if (rc == 0)
         rc = bind_resolve(hd, cfg->bind, err);
@@ -1941,25 +2102,93 @@ static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config 
     return 0;
 }
 
+/* Every connection, served or waiting, is a descriptor: raise the soft
+ * limit towards the hard one, and shrink the queue (then the connections)
+ * when even that is not enough. */
+static void fit_descriptors(http_limits *lim)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t need = (rlim_t)lim->max_connections + (rlim_t)lim->max_waiting + HTTP_FD_RESERVE;
+    if (rl.rlim_cur < need && rl.rlim_cur != RLIM_INFINITY) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return;
+    long room = (long)rl.rlim_cur - HTTP_FD_RESERVE;
+    if (room < 16)
+        room = 16;
+    if (lim->max_connections > room / 2)
+        lim->max_connections = (int)(room / 2);
+    if (lim->max_connections_per_ip > lim->max_connections)
+        lim->max_connections_per_ip = lim->max_connections;
+    if (lim->max_waiting > room - lim->max_connections)
+        lim->max_waiting = (int)(room - lim->max_connections);
+    log_msg(LOG_WARN, "http",
+            "open files limit %ld: serving at most %d connections with %d waiting "
+            "(raise `ulimit -n` for more)",
+            (long)rl.rlim_cur, lim->max_connections, lim->max_waiting);
+}
+
+/* The listening socket on hd->addr; fills hd->listen_fd. */
+static int listen_open(http_daemon *hd, dbmcp_error *err)
+{
+    int fd = socket(hd->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    socklen_t len = hd->ipv6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    int on = 1;
+    if (fd >= 0) {
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        if (hd->ipv6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+    }
+    if (fd < 0 || bind(fd, (struct sockaddr *)&hd->addr, len) != 0 || listen(fd, SOMAXCONN) != 0) {
+        int saved = errno;
+        if (fd >= 0)
+            close(fd);
+        return dbmcp_error_set(err, DBMCP_EIO, "http: cannot listen on %s:%u: %s", hd->bind_host,
+                               hd->port, strerror(saved));
+    }
+    struct sockaddr_storage bound;
+    socklen_t blen = sizeof bound;
+    unsigned port = hd->port;
+    if (getsockname(fd, (struct sockaddr *)&bound, &blen) == 0)
+        port =
+            ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)(void *)&bound)->sin6_port
+                                              : ((struct sockaddr_in *)(void *)&bound)->sin_port);
+    snprintf(hd->authority, sizeof hd->authority, "%s:%u", hd->bind_host, port);
+    hd->listen_fd = fd;
+    return 0;
+}
+
+/* libmicrohttpd serves the connections admission hands it (it never
+ * accepts itself, see http_admit.h); its own limit is only a backstop
+ * above admission's, which a connection closing and the next one
+ * starting may briefly overlap. */
 static int daemon_start(http_daemon *hd, dbmcp_error *err)
 {
+    int rc = listen_open(hd, err);
+    if (rc == 0)
+        rc = http_admit_create(&hd->lim, hd->listen_fd, &hd->admit, err);
+    hd->listen_fd = -1; /* admission owns it now */
+    if (rc != 0)
+        return rc;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-                     MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
-    if (hd->ipv6)
-        flags |= MHD_USE_IPv6;
-    hd->mhd = MHD_start_daemon(
-        flags, (uint16_t)hd->port, NULL, NULL, on_request, hd, MHD_OPTION_EXTERNAL_LOGGER,
-        on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&hd->addr,
-        MHD_OPTION_CONNECTION_TIMEOUT, hd->timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_NOTIFY_COMPLETED, on_completed, hd,
-        MHD_OPTION_THREAD_STACK_SIZE, HTTP_THREAD_STACK, MHD_OPTION_END);
+                     MHD_USE_POLL | MHD_USE_ERROR_LOG | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET;
+    unsigned backstop = (unsigned)hd->lim.max_connections * 2u + 64u;
+    hd->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, hd, MHD_OPTION_EXTERNAL_LOGGER,
+                               on_mhd_log, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+                               (unsigned)hd->lim.idle_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+                               backstop, MHD_OPTION_NOTIFY_COMPLETED, on_completed, hd,
+                               MHD_OPTION_NOTIFY_CONNECTION, http_admit_on_connection, hd->admit,
+                               MHD_OPTION_URI_LOG_CALLBACK, http_admit_on_request_line, hd->admit,
+                               MHD_OPTION_THREAD_STACK_SIZE, HTTP_THREAD_STACK, MHD_OPTION_END);
     if (!hd->mhd)
-        return dbmcp_error_set(err, DBMCP_EIO, "http: cannot listen on %s:%u", hd->bind_host,
-                               hd->port);
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(hd->mhd, MHD_DAEMON_INFO_BIND_PORT);
-    unsigned port = info ? info->port : 0;
-    snprintf(hd->authority, sizeof hd->authority, "%s:%u", hd->bind_host, port);
-    return 0;
+        return dbmcp_error_set(err, DBMCP_EIO, "http: cannot start the HTTP server on %s",
+                               hd->authority);
+    return http_admit_start(hd->admit, hd->mhd, err);
 }
 
 /* Cancel every request still running (shutdown took too long). */
@@ -2018,19 +2247,30 @@ static void drain_streams(http_daemon *hd, double seconds)
     pthread_mutex_unlock(&hd->mu);
 }
 
+/* What the limits did, for the operator log. */
+static void log_stats(http_daemon *hd)
+{
+    http_admit_stats st;
+    http_admit_stats_get(hd->admit, &st);
+    log_msg(LOG_INFO, "http",
+            "connections: %lu accepted, %lu waited for a slot, %lu refused (503), %lu cut "
+            "(headers %lu, body %lu, idle %lu); sessions dropped for room: %lu",
+            st.accepted, st.waited, st.refused, st.cut_headers + st.cut_body + st.cut_idle,
+            st.cut_headers, st.cut_body, st.cut_idle, hd->evicted);
+}
+
 static void daemon_shutdown(http_daemon *hd)
 {
     atomic_store(&hd->stopping, 1);
-    MHD_socket listen_fd = MHD_quiesce_daemon(hd->mhd);
+    http_admit_stop(hd->admit);
     drain_workers(hd);
     drain_streams(hd, HTTP_STREAM_DRAIN_S);
     MHD_stop_daemon(hd->mhd);
     hd->mhd = NULL;
     drain_streams(hd, -1.0);
-    if (listen_fd != MHD_INVALID_SOCKET)
-        close(listen_fd);
     table_clear(hd);
     mcp_server_flush_audit(hd->srv);
+    log_stats(hd);
 }
 
 static http_daemon *daemon_new(void)
@@ -2043,11 +2283,18 @@ static http_daemon *daemon_new(void)
     pthread_mutex_init(&hd->mu, NULL);
     cond_init_monotonic(&hd->cond);
     pthread_mutex_init(&hd->table_mu, NULL);
+    hd->listen_fd = -1;
     return hd;
 }
 
 static void daemon_free(http_daemon *hd)
 {
+    if (hd->mhd)
+        MHD_stop_daemon(hd->mhd);
+    http_admit_free(hd->admit);
+    if (hd->listen_fd >= 0)
+        close(hd->listen_fd);
+    free(hd->loads);
     pthread_mutex_destroy(&hd->table_mu);
     pthread_cond_destroy(&hd->cond);
     pthread_mutex_destroy(&hd->mu);
@@ -2074,10 +2321,12 @@ int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err)
     }
     rc = daemon_start(hd, err);
     if (rc == 0) {
+        mcp_server_on_key_revoked(srv, on_key_revoked, hd);
         fprintf(stderr, "listening on http://%s/mcp\n", hd->authority);
         wait_for_signal(hd, ss.pipe[0]);
         daemon_shutdown(hd);
     }
+    mcp_server_on_key_revoked(srv, NULL, NULL);
     signals_restore(&ss);
     daemon_free(hd);
     return rc;

@@ -16,7 +16,10 @@
  *   legacy (no params._meta protocol version): `initialize` creates a
  *     session whose id comes back in `Mcp-Session-Id`; every later message
  *     must carry that header. Sessions are bound to the API key that
- *     created them and expire after `session_idle_s` without use.
+ *     created them and expire after limits.session_idle_s without use. A
+ *     key at its max_sessions_per_key (or a full table) gets room by
+ *     dropping its least recently used idle session (of any key when the
+ *     table is full); only when none is idle is `initialize` refused.
  *   modern (params._meta["io.modelcontextprotocol/protocolVersion"]):
  *     stateless; each request gets a per-request session. The headers
  *     `MCP-Protocol-Version`, `Mcp-Method` and (tools/call, prompts/get:
@@ -55,8 +58,13 @@
  *       DELETE with a modern MCP-Protocol-Version
  *  406  Accept allows neither application/json nor text/event-stream
  *       (GET: not text/event-stream); a missing Accept allows both
+ *  408  the request line and headers, or the body, did not arrive within
+ *       header_timeout_s / body_timeout_s (the connection is closed)
  *  413  body larger than max_body
- *  503  too many requests in flight, too many sessions, shutting down
+ *  503  (Retry-After: 1) too many requests in flight, overall or with the
+ *       caller's key; too many sessions with none idle to drop; no
+ *       connection slot within wait_timeout_s, or the waiting queue full;
+ *       shutting down
  *
  * Other endpoints: GET /.well-known/oauth-protected-resource[/mcp] returns
  * {"resource":"http://HOST:PORT/mcp","bearer_methods_supported":["header"],
@@ -67,6 +75,12 @@
  *
  * POST /v1/chat (bearer key as for /mcp) runs one chat of the LLM
  * orchestrator on the connection's thread; see transport/chat.h.
+ *
+ * Connections: a thread of our own accepts them and hands them to
+ * libmicrohttpd within max_connections and max_connections_per_ip; the
+ * rest wait without a thread (transport/http_admit.h). Each phase of
+ * reading a request has a deadline, so a client that trickles bytes cannot
+ * hold a connection.
  *
  * Threading: libmicrohttpd runs one thread per connection; requests run
  * on worker threads (capped); the calling thread waits for SIGTERM/SIGINT.
@@ -80,6 +94,28 @@
 #include "core/error.h"
 #include "mcp/server.h"
 
+/* The bounds that keep one client from starving the others. Each is a
+ * setting (`http.<name>` in dbmcp_settings) and an environment variable
+ * (DBMCP_HTTP_<NAME>, which wins); http_limits_load fills them, and a zero
+ * field means its default. docs/security.md lists them with the test
+ * that proves each. */
+typedef struct http_limits {
+    int max_connections;        /* connections served at once (512); more wait */
+    int max_connections_per_ip; /* of them from one client address (64) */
+    int max_waiting;            /* accepted connections waiting for a slot, held
+                                   without a thread (2048); beyond: 503 */
+    int wait_timeout_s;         /* a waiting connection gets 503 after this (10) */
+    int header_timeout_s;       /* request line and headers must arrive within (10) */
+    int body_timeout_s;         /* the body must arrive within this after the headers (30) */
+    int idle_timeout_s;         /* a connection idle between requests is closed (30);
+                                   also the inactivity limit while reading or writing */
+    int max_in_flight;          /* requests running at once, all keys (128) */
+    int max_in_flight_per_key;  /* of them with one API key (32) */
+    int max_sessions;           /* legacy sessions, all keys (10000) */
+    int max_sessions_per_key;   /* of them created with one API key (100) */
+    int session_idle_s;         /* a legacy session unused this long expires (900) */
+} http_limits;
+
 typedef struct http_config {
     const char *bind; /* "HOST:PORT"; HOST 127.0.0.1 by default; IPv6 "[::1]:PORT";
                          PORT 0 picks a free port */
@@ -88,13 +124,21 @@ typedef struct http_config {
     const char **allowed_origins;  /* NULL-terminated extra allowed Origin values (exact, case-
                                       insensitive); NULL = only loopback origins */
     size_t max_body;               /* bytes; 0 = 4 MiB; larger bodies → 413 */
-    int request_timeout_s;         /* idle connection timeout; 0 = 30 (not applied to open SSE) */
-    int session_idle_s;            /* legacy sessions expire after this idle time; 0 = 3600 */
+    http_limits limits;            /* zero fields: the defaults */
     const char *public_url;        /* base URL clients reach the server at through a proxy, e.g.
                                       "https://mcp.example.com" (the endpoint is its /mcp); used
                                       in 401 challenges and RFC 9728 metadata, and its host and
                                       origin are accepted. NULL = the Host header / bind address */
 } http_config;
+
+/* Fill limits from the environment (DBMCP_HTTP_MAX_CONNECTIONS, …) and
+ * srv's settings (http.max_connections, …); unset ones get their default.
+ * DBMCP_EINVAL naming the setting when a value is not a whole number in its
+ * bounds. */
+int http_limits_load(mcp_server *srv, http_limits *limits, dbmcp_error *err);
+/* Give fields that are zero (or negative) their defaults; max_waiting 0
+ * stays 0 (no queue). */
+void http_limits_default(http_limits *limits);
 
 /* Serve until SIGTERM or SIGINT. Prints "listening on http://HOST:PORT/mcp"
  * to stderr once bound. On a signal: stop accepting, let in-flight requests

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     doc_extracted a, b;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int rc = doc_extract(DOC_FORMAT_HTML, (const char *)data, size, &a, &err);
+    int rc = doc_extract(DOC_FORMAT_HTML, (const char *)data, size, NULL, &a, &err);
     if (rc) {
         if (rc >= 0 || a.text || !err.message[0])
             die("failure without a negative code and a message, or with text");
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         check_output(&a);
     }
-    int rc2 = doc_extract(DOC_FORMAT_HTML, (const char *)data, size, &b, &err);
+    int rc2 = doc_extract(DOC_FORMAT_HTML, (const char *)data, size, NULL, &b, &err);
     if (rc2 != rc || (!rc && (a.len != b.len || memcmp(a.text, b.text, a.len) != 0)))
         die("the same input gave a different answer");
     doc_extracted_free(&a);

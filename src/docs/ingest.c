@@ -4,6 +4,7 @@
 #include "docs/ingest.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ void ingest_options_default(ingest_options *o)
     chunk_options_default(&o->chunk);
     o->max_bytes = (size_t)INGEST_MAX_BYTES_DEFAULT;
     o->resource_cap = RESOURCE_CAP_DEFAULT;
+    doc_limits_default(&o->limits);
 }
 
 static long setting_long(store *db, const char *key, long def)
@@ -36,10 +38,22 @@ static long setting_long(store *db, const char *key, long def)
     return n;
 }
 
+static int setting_int(store *db, const char *key, int def)
+{
+    long n = setting_long(db, key, def);
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 void ingest_options_from_settings(store *db, ingest_options *o)
 {
     o->max_bytes = (size_t)setting_long(db, "ingest.max_bytes", INGEST_MAX_BYTES_DEFAULT);
     o->resource_cap = (size_t)setting_long(db, "query.byte_cap", RESOURCE_CAP_DEFAULT);
+    doc_limits *l = &o->limits;
+    doc_limits_default(l);
+    l->max_text_bytes = (size_t)setting_long(db, "ingest.max_text_bytes", (long)l->max_text_bytes);
+    l->pdf_max_pages = setting_int(db, "ingest.pdf_max_pages", l->pdf_max_pages);
+    l->pdf_max_memory = (size_t)setting_long(db, "ingest.pdf_max_memory", (long)l->pdf_max_memory);
+    l->pdf_timeout_ms = setting_int(db, "ingest.pdf_timeout_ms", l->pdf_timeout_ms);
 }
 
 /* --- names ------------------------------------------------------------------- */
@@ -244,7 +258,7 @@ static int prepare(store *db, const char *name, const char *data, size_t n, cons
         return rc;
     snprintf(p->uri, sizeof p->uri, "doc://%s/%s", o->collection, p->slug);
     doc_format f = o->format ? o->format : doc_format_detect(name, data, n);
-    if ((rc = doc_extract(f, data, n, &p->ex, err)))
+    if ((rc = doc_extract(f, data, n, &o->limits, &p->ex, err)))
         return dbmcp_error_prefix(err, name);
     p->title = o->title ? o->title : p->ex.title ? p->ex.title : p->slug;
     p->language = o->language ? o->language : doc_language_detect(p->ex.text, p->ex.len);

@@ -51,19 +51,20 @@ static void test_utf8_errors(void **state)
     (void)state;
     dbmcp_error err;
     doc_extracted d;
-    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "abc\xc3(def", 8, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "abc\xc3(def", 8, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "not valid UTF-8 (byte 3: 0xc3)"));
     assert_null(d.text);
-    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "ab\0cd", 5, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "ab\0cd", 5, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "NUL byte (byte 2)"));
     /* A cut sequence at the very end is invalid too. */
-    assert_int_equal(doc_extract(DOC_FORMAT_MARKDOWN, "ok \xe2\x82", 5, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_MARKDOWN, "ok \xe2\x82", 5, NULL, &d, &err),
+                     DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "byte 3"));
     /* The BOM is dropped, the rest kept byte for byte. */
-    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "\xef\xbb\xbfHallo", 8, &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "\xef\xbb\xbfHallo", 8, NULL, &d, &err), 0);
     assert_string_equal(d.text, "Hallo");
     doc_extracted_free(&d);
-    assert_int_equal(doc_extract(DOC_FORMAT_UNKNOWN, "x", 1, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_UNKNOWN, "x", 1, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "unknown format"));
 }
 
@@ -111,7 +112,7 @@ static void test_html(void **state)
                        "<noscript>NOSCRIPT</noscript><pre>x\n  y</pre></body></html>";
     doc_extracted d;
     dbmcp_error err;
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, html, strlen(html), &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, html, strlen(html), NULL, &d, &err), 0);
     assert_string_equal(d.title, "The Page");
     assert_true(d.markdown);
     assert_string_equal(d.mime_type, "text/html");
@@ -123,21 +124,22 @@ static void test_html(void **state)
     doc_extracted_free(&d);
     /* Title from the first h1 when there is no <title>. */
     const char *h1 = "<body><h1>Only <b>heading</b></h1><p>text</p></body>";
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, h1, strlen(h1), &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, h1, strlen(h1), NULL, &d, &err), 0);
     assert_string_equal(d.title, "Only heading");
     doc_extracted_free(&d);
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, "<p>\xe4</p>", 8, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, "<p>\xe4</p>", 8, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "byte 3"));
     const char *latin1 = "<meta charset=\"iso-8859-1\"><p>Gr\xfc\xdf"
                          "e</p>";
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, latin1, strlen(latin1), &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, latin1, strlen(latin1), NULL, &d, &err), 0);
     assert_non_null(strstr(d.text, "Grüße"));
     doc_extracted_free(&d);
     /* A charset libxml2 does not know does not excuse invalid UTF-8. */
     const char *bogus = "<meta charset=\"nonesuch\"><title>T\xe1</title><p>x</p>";
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, bogus, strlen(bogus), &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, bogus, strlen(bogus), NULL, &d, &err),
+                     DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "not valid UTF-8"));
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, "<script>x</script>", 18, &d, &err),
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, "<script>x</script>", 18, NULL, &d, &err),
                      DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "no text"));
 }
@@ -163,7 +165,7 @@ static void test_pdf(void **state)
     char *pdf = read_fixture("agreement.pdf", &n);
     doc_extracted d;
     dbmcp_error err;
-    assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, n, &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, n, NULL, &d, &err), 0);
     assert_string_equal(d.title, "Zusammenfassung Druckindustrie");
     assert_string_equal(d.mime_type, "application/pdf");
     char *page2 = strstr(d.text, "Seite zwei");
@@ -172,13 +174,23 @@ static void test_pdf(void **state)
     doc_extracted_free(&d);
     /* Truncated: every prefix without the end marker is refused. */
     for (size_t cut = 5; cut < n - 8; cut += 97) {
-        assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, cut, &d, &err), DBMCP_EINVAL);
+        assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, cut, NULL, &d, &err), DBMCP_EINVAL);
         assert_non_null(strstr(err.message, "truncated or corrupt"));
     }
-    assert_int_equal(doc_extract(DOC_FORMAT_PDF, "%PDF-1.4 junk %%EOF", 19, &d, &err),
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, "%PDF-1.4 junk %%EOF", 19, NULL, &d, &err),
                      DBMCP_EINVAL);
-    assert_int_equal(doc_extract(DOC_FORMAT_PDF, "hello", 5, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, "hello", 5, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "%PDF- header"));
+    /* The limits, checked in the extracting child: pages before reading, text per page. */
+    doc_limits lim = {.pdf_max_pages = 1};
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, n, &lim, &d, &err), DBMCP_ETOOBIG);
+    assert_string_equal(err.message,
+                        "PDF has 2 pages; the limit is 1 page (setting ingest.pdf_max_pages)");
+    assert_null(d.text);
+    lim = (doc_limits){.max_text_bytes = 10};
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, n, &lim, &d, &err), DBMCP_ETOOBIG);
+    assert_non_null(strstr(err.message, "stopped at page 1 of 2"));
+    assert_non_null(strstr(err.message, "the limit is 10 bytes (setting ingest.max_text_bytes)"));
     free(pdf);
 }
 

@@ -156,6 +156,7 @@ void doc_limits_default(doc_limits *l)
     l->pdf_max_pages = DOC_PDF_MAX_PAGES_DEFAULT;
     l->pdf_max_memory = DOC_PDF_MAX_MEMORY_DEFAULT;
     l->pdf_timeout_ms = DOC_PDF_TIMEOUT_MS_DEFAULT;
+    l->html_max_attributes = DOC_HTML_MAX_ATTRIBUTES_DEFAULT;
 }
 
 void doc_limits_resolve(doc_limits *l)
@@ -170,6 +171,8 @@ void doc_limits_resolve(doc_limits *l)
         l->pdf_max_memory = d.pdf_max_memory;
     if (l->pdf_timeout_ms <= 0)
         l->pdf_timeout_ms = d.pdf_timeout_ms;
+    if (l->html_max_attributes <= 0)
+        l->html_max_attributes = d.html_max_attributes;
 }
 
 int doc_extract(doc_format f, const char *data, size_t n, const doc_limits *limits,
@@ -186,7 +189,7 @@ int doc_extract(doc_format f, const char *data, size_t n, const doc_limits *limi
     switch (f) {
     case DOC_FORMAT_TEXT: rc = extract_plain(data, n, 0, out, err); break;
     case DOC_FORMAT_MARKDOWN: rc = extract_plain(data, n, 1, out, err); break;
-    case DOC_FORMAT_HTML: rc = doc_extract_html(data, n, out, err); break;
+    case DOC_FORMAT_HTML: rc = doc_extract_html(data, n, &lim, out, err); break;
     case DOC_FORMAT_PDF: rc = doc_extract_pdf(data, n, &lim, out, err); break;
     default:
         rc = dbmcp_error_set(err, DBMCP_EINVAL,

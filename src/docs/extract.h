@@ -22,7 +22,9 @@
  * Hostile input: every extractor's work is bounded by doc_limits (the
  * settings ingest.* of docs/security.md, "Limits under attack"). PDF text
  * is extracted in a child process (extract_pdf.c) whose memory and time
- * are bounded, because poppler cannot be stopped from the inside.
+ * are bounded, because poppler cannot be stopped from the inside; HTML is
+ * pre-scanned so libxml2's per-attribute work stays linear
+ * (extract_html.c).
  *
  * Ownership: doc_extracted owns text and title; free with
  * doc_extracted_free. Thread-safe (libxml2 and poppler keep per-call
@@ -45,6 +47,7 @@
 #define DOC_PDF_MAX_PAGES_DEFAULT 10000
 #define DOC_PDF_MAX_MEMORY_DEFAULT (512u * 1024 * 1024)
 #define DOC_PDF_TIMEOUT_MS_DEFAULT 60000
+#define DOC_HTML_MAX_ATTRIBUTES_DEFAULT 256
 /* Longest title kept, bytes (cut at a character boundary). */
 #define DOC_TITLE_MAX_BYTES 300
 
@@ -59,10 +62,11 @@ typedef enum doc_format {
 /* How much work one document may cost; every field is a setting read by
  * ingest_options_from_settings. Zero fields mean their default. */
 typedef struct doc_limits {
-    size_t max_text_bytes; /* extracted text, any format: ingest.max_text_bytes */
-    int pdf_max_pages;     /* pages of a PDF: ingest.pdf_max_pages */
-    size_t pdf_max_memory; /* memory the PDF extraction may add: ingest.pdf_max_memory */
-    int pdf_timeout_ms;    /* wall time of one PDF's extraction: ingest.pdf_timeout_ms */
+    size_t max_text_bytes;   /* extracted text, any format: ingest.max_text_bytes */
+    int pdf_max_pages;       /* pages of a PDF: ingest.pdf_max_pages */
+    size_t pdf_max_memory;   /* memory the PDF extraction may add: ingest.pdf_max_memory */
+    int pdf_timeout_ms;      /* wall time of one PDF's extraction: ingest.pdf_timeout_ms */
+    int html_max_attributes; /* attributes on one HTML tag: ingest.html_max_attributes */
 } doc_limits;
 
 typedef struct doc_extracted {
@@ -94,7 +98,8 @@ int doc_extract(doc_format f, const char *data, size_t n, const doc_limits *limi
 void doc_extracted_free(doc_extracted *d);
 
 /* The per-format extractors behind doc_extract; limits fully resolved. */
-int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error *err);
+int doc_extract_html(const char *data, size_t n, const doc_limits *limits, doc_extracted *out,
+                     dbmcp_error *err);
 int doc_extract_pdf(const char *data, size_t n, const doc_limits *limits, doc_extracted *out,
                     dbmcp_error *err);
 

@@ -54,6 +54,7 @@ void ingest_options_from_settings(store *db, ingest_options *o)
     l->pdf_max_pages = setting_int(db, "ingest.pdf_max_pages", l->pdf_max_pages);
     l->pdf_max_memory = (size_t)setting_long(db, "ingest.pdf_max_memory", (long)l->pdf_max_memory);
     l->pdf_timeout_ms = setting_int(db, "ingest.pdf_timeout_ms", l->pdf_timeout_ms);
+    l->html_max_attributes = setting_int(db, "ingest.html_max_attributes", l->html_max_attributes);
 }
 
 /* --- names ------------------------------------------------------------------- */

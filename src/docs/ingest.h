@@ -72,9 +72,9 @@ typedef struct ingest_report {
  * doc_limits defaults. */
 void ingest_options_default(ingest_options *o);
 /* Read settings ingest.max_bytes, query.byte_cap and the limits
- * ingest.max_text_bytes, ingest.pdf_max_pages, ingest.pdf_max_memory and
- * ingest.pdf_timeout_ms into o (a value that is not a positive whole
- * number counts as unset). */
+ * ingest.max_text_bytes, ingest.pdf_max_pages, ingest.pdf_max_memory,
+ * ingest.pdf_timeout_ms and ingest.html_max_attributes into o (a value that
+ * is not a positive whole number counts as unset). */
 void ingest_options_from_settings(store *db, ingest_options *o);
 
 /* --- in two steps (several documents in one transaction) ------------------ */

@@ -144,6 +144,53 @@ static void test_html(void **state)
     assert_non_null(strstr(err.message, "no text"));
 }
 
+/* Extract html with at most max attributes per tag: the return code, err filled. */
+static int html_with_limit(const char *html, int max, dbmcp_error *err)
+{
+    doc_limits lim = {.html_max_attributes = max};
+    doc_extracted d;
+    int rc = doc_extract(DOC_FORMAT_HTML, html, strlen(html), &lim, &d, err);
+    doc_extracted_free(&d);
+    return rc;
+}
+
+static void test_html_attribute_limit(void **state)
+{
+    (void)state;
+    dbmcp_error err;
+    assert_int_equal(html_with_limit("<p a b=1 c='x'>t</p>", 3, &err), 0);
+    assert_int_equal(html_with_limit("<p a b=1 c='x' d>t</p>", 3, &err), DBMCP_ETOOBIG);
+    assert_non_null(strstr(err.message,
+                           "<p> tag (byte 0) with more than 3 attributes; the limit is "
+                           "3 attributes per tag (setting ingest.html_max_attributes)"));
+    /* A quoted '>' does not end the tag; names are cut every 100 bytes, as libxml2 does. */
+    assert_int_equal(html_with_limit("<p a=\">\" b='>' c=\">\"d>t</p>", 3, &err), DBMCP_ETOOBIG);
+    char longname[400];
+    snprintf(longname, sizeof longname, "<p %0350d>t</p>", 0);
+    assert_int_equal(html_with_limit(longname, 3, &err), 0); /* digits: not a name start */
+    memset(longname + 3, 'x', 350);
+    assert_int_equal(html_with_limit(longname, 3, &err), DBMCP_ETOOBIG);
+    /* What libxml2 reads as a comment, a processing instruction, a DOCTYPE literal or
+     * script text holds no tag; what it reads as markup does. */
+    assert_int_equal(html_with_limit("<!-- <p a b c d> --><?x <p a b c d>?><p>t</p>", 3, &err), 0);
+    assert_int_equal(html_with_limit("<!DOCTYPE x SYSTEM \"<p a b c d>\"><p>t</p>", 3, &err), 0);
+    assert_int_equal(html_with_limit("<script>'<p a b c d>'</script><p>t</p>", 3, &err), 0);
+    assert_int_equal(html_with_limit("<!--><p a b c d>-->t", 3, &err), 0);
+    assert_int_equal(html_with_limit("<!---->x<p a b c d>t", 3, &err), DBMCP_ETOOBIG);
+    assert_int_equal(html_with_limit("<p>x<!DOCTYPE a><!DOCTYPE b \"<i a b c d>\">", 3, &err),
+                     DBMCP_ETOOBIG);
+    assert_int_equal(html_with_limit("<style><body a b c d>t", 3, &err), DBMCP_ETOOBIG);
+    assert_int_equal(html_with_limit("<script>x<noscript a b c d></script><p>t</p>", 3, &err), 0);
+    /* Constructs whose reading depends on what the scan does not model are refused. */
+    assert_int_equal(html_with_limit("<script></div>x</script><p>t</p>", 3, &err), DBMCP_EINVAL);
+    assert_non_null(strstr(err.message, "ambiguous at byte 8: an end tag </div> inside <script>"));
+    assert_int_equal(html_with_limit("<?\xc3\xa4 x><p>t</p>", 3, &err), DBMCP_EINVAL);
+    /* A declared charset is converted before the scan: the UTF-7 '<' is counted. */
+    const char *utf7 = "<meta charset=utf-7><p>\xff</p>+ADw-p a b c d+AD4-t";
+    assert_int_equal(html_with_limit(utf7, 3, &err), DBMCP_ETOOBIG);
+    assert_int_equal(html_with_limit(utf7, 4, &err), 0);
+}
+
 static char *read_fixture(const char *name, size_t *n)
 {
     const char *cases = getenv("DBMCP_CASES");
@@ -449,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_titles_and_languages),
         cmocka_unit_test(test_slugs),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_html_attribute_limit),
         cmocka_unit_test(test_pdf),
         cmocka_unit_test_setup_teardown(test_ingest_and_search, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_filter, db_setup, db_teardown),

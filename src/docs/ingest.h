@@ -55,6 +55,7 @@ typedef struct ingest_options {
     size_t max_bytes;       /* largest source accepted */
     size_t resource_cap;    /* bytes of text in the resource row (0: 256 KiB) */
     doc_limits limits;      /* work per document: extracted text, PDF pages/memory/time… */
+    int no_follow;          /* ingest_prepare_file refuses a symbolic link at path */
 } ingest_options;
 
 typedef enum ingest_outcome { INGEST_ADDED = 0, INGEST_REPLACED, INGEST_UNCHANGED } ingest_outcome;
@@ -82,7 +83,9 @@ void ingest_options_from_settings(store *db, ingest_options *o);
 /* A document read, extracted, chunked and embedded, not yet written. */
 typedef struct ingest_doc ingest_doc;
 
-/* Prepare the file at path (size checked with stat before reading) or a
+/* Prepare the file at path (a regular file, its size checked with fstat
+ * before reading; with o->no_follow not a symbolic link, checked again at
+ * the open with O_NOFOLLOW so a link swapped in meanwhile is refused) or a
  * buffer (name gives slug and format unless the options do). Reads the
  * store (stored hash, collection model) but writes nothing. An unchanged
  * document is prepared without chunks or vectors. *out is freed with

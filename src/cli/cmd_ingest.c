@@ -134,10 +134,11 @@ static int options_from_flags(cli_args *a, store *db, ingest_options *o, json_t 
 
 typedef struct path_list {
     char **items;
+    int *listed; /* per item: found by listing a directory (not named by the user) */
     size_t count, cap;
 } path_list;
 
-static int path_add(path_list *l, const char *path)
+static int path_add(path_list *l, const char *path, int listed)
 {
     if (l->count >= INGEST_MAX_FILES)
         return DBMCP_ETOOBIG;
@@ -147,8 +148,13 @@ static int path_add(path_list *l, const char *path)
         if (!p)
             return DBMCP_ENOMEM;
         l->items = p;
+        int *f = realloc(l->listed, cap * sizeof *f);
+        if (!f)
+            return DBMCP_ENOMEM;
+        l->listed = f;
         l->cap = cap;
     }
+    l->listed[l->count] = listed;
     return (l->items[l->count] = strdup(path)) ? (l->count++, 0) : DBMCP_ENOMEM;
 }
 
@@ -157,6 +163,7 @@ static void path_list_free(path_list *l)
     for (size_t i = 0; i < l->count; i++)
         free(l->items[i]);
     free(l->items);
+    free(l->listed);
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -164,13 +171,38 @@ static int by_name(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-/* A directory contributes its regular files with a known extension
- * (not recursively), in name order. */
-static int expand_path(const char *path, path_list *l, dbmcp_error *err)
+/* Whether the directory entry full is a file to ingest: a regular file
+ * with a known extension. A symbolic link counts only with follow_links
+ * (then for what it points to); without, it is skipped with a note, so a
+ * link planted in a shared directory (to /etc/passwd, a key file) never
+ * brings a file from elsewhere into a collection. */
+static int wanted_entry(const char *full, int follow_links)
+{
+    struct stat sb;
+    if (doc_format_by_extension(full) == DOC_FORMAT_UNKNOWN || lstat(full, &sb) != 0)
+        return 0;
+    if (S_ISLNK(sb.st_mode)) {
+        if (!follow_links) {
+            fprintf(stderr,
+                    "dbmcp ingest: skipping %s: a symbolic link (ingest what it points to by "
+                    "naming it, or pass --follow-links)\n",
+                    full);
+            return 0;
+        }
+        if (stat(full, &sb) != 0)
+            return 0;
+    }
+    return S_ISREG(sb.st_mode);
+}
+
+/* A PATH the user named is used as given (a link to a file or directory
+ * is followed: it was asked for). A directory contributes its regular
+ * files with a known extension (not recursively), in name order. */
+static int expand_path(const char *path, int follow_links, path_list *l, dbmcp_error *err)
 {
     struct stat sb;
     if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return path_add(l, path) ? dbmcp_error_set(err, DBMCP_ETOOBIG, "too many files") : 0;
+        return path_add(l, path, 0) ? dbmcp_error_set(err, DBMCP_ETOOBIG, "too many files") : 0;
     struct dirent **names = NULL;
     int n = scandir(path, &names, NULL, by_name);
     if (n < 0)
@@ -179,10 +211,8 @@ static int expand_path(const char *path, path_list *l, dbmcp_error *err)
     for (int i = 0; i < n; i++) {
         char full[4096];
         snprintf(full, sizeof full, "%s/%s", path, names[i]->d_name);
-        struct stat fb;
-        if (!rc && names[i]->d_name[0] != '.' && stat(full, &fb) == 0 && S_ISREG(fb.st_mode) &&
-            doc_format_by_extension(full) != DOC_FORMAT_UNKNOWN)
-            rc = path_add(l, full) ? dbmcp_error_set(err, DBMCP_ETOOBIG, "too many files") : 0;
+        if (!rc && names[i]->d_name[0] != '.' && wanted_entry(full, follow_links))
+            rc = path_add(l, full, 1) ? dbmcp_error_set(err, DBMCP_ETOOBIG, "too many files") : 0;
         free(names[i]);
     }
     free(names);
@@ -198,8 +228,8 @@ static const char *outcome_name(ingest_outcome o)
 
 /* Prepare every file (nothing written), then write them all in one
  * transaction: a failure anywhere leaves the collection as it was. */
-static int ingest_all(store *db, embedder *emb, const path_list *paths, const ingest_options *o,
-                      dbmcp_error *err)
+static int ingest_all(const cli_args *a, store *db, embedder *emb, const path_list *paths,
+                      const ingest_options *o, dbmcp_error *err)
 {
     ingest_doc **docs = calloc(paths->count ? paths->count : 1, sizeof *docs);
     if (!docs)
@@ -207,7 +237,11 @@ static int ingest_all(store *db, embedder *emb, const path_list *paths, const in
     int rc = 0;
     size_t n = 0;
     for (; !rc && n < paths->count; n++) {
-        rc = ingest_prepare_file(db, emb, paths->items[n], o, &docs[n], err);
+        /* A listed file is opened without following a link, even one that
+         * replaced it since the listing; a named one as given. */
+        ingest_options fo = *o;
+        fo.no_follow = paths->listed[n] && !cli_flag(a, "follow-links");
+        rc = ingest_prepare_file(db, emb, paths->items[n], &fo, &docs[n], err);
         for (size_t j = 0; !rc && j < n; j++)
             if (strcmp(ingest_doc_slug(docs[j]), ingest_doc_slug(docs[n])) == 0)
                 rc = dbmcp_error_set(err, DBMCP_EINVAL,
@@ -261,14 +295,14 @@ static int run_ingest(cli_args *a)
     dbmcp_error_clear(&err);
     path_list paths = {0};
     for (int i = 0; !rc && i < a->argc; i++)
-        rc = expand_path(a->argv[i], &paths, &err);
+        rc = expand_path(a->argv[i], cli_flag(a, "follow-links") != NULL, &paths, &err);
     if (!rc && paths.count == 0)
         rc = dbmcp_error_set(&err, DBMCP_EINVAL, "no files to ingest");
     embedder *emb = NULL;
     if (!rc)
         rc = embedder_open_from_settings(db, &emb, &err);
     if (!rc)
-        rc = ingest_all(db, emb, &paths, &o, &err);
+        rc = ingest_all(a, db, emb, &paths, &o, &err);
     if (rc)
         fprintf(stderr, "dbmcp ingest: nothing was written to collection %s\n", o.collection);
     embedder_free(emb);
@@ -290,6 +324,8 @@ static const cli_flag_spec ingest_flags[] = {
     {"format", "FORMAT", "text, markdown, html or pdf instead of detecting it"},
     {"title", "TEXT", "document title (one PATH only); default from the document"},
     {"slug", "SLUG", "document name in its URI (one PATH only); default from the file name"},
+    {"follow-links", NULL,
+     "in a directory, also ingest symbolic links (what they point to, wherever it is)"},
     {NULL, NULL, NULL},
 };
 
@@ -297,16 +333,21 @@ const cli_command cli_cmd_ingest = {
     "ingest",
     "Add documents (text, Markdown, HTML, PDF) to a collection for search_documents",
     "PATH… [--collection C] [--meta K=V,…] [--lang L] [--chunk structure|tokens] "
-    "[--max-tokens N] [--overlap N] [--interface NAME]",
-    "Each PATH is a file or a directory (its .txt, .md, .html and .pdf files). A document is\n"
+    "[--max-tokens N] [--overlap N] [--interface NAME] [--follow-links]",
+    "Each PATH is a file or a directory (its .txt, .md, .html and .pdf files, not recursive).\n"
+    "In a directory, symbolic links are skipped (with a note on stderr) unless --follow-links\n"
+    "is given: a link could bring any file the user can read into the collection. A PATH\n"
+    "named on the command line is used as given, a link too. A document is\n"
     "doc://<collection>/<slug>, the slug taken from the file name. Text is extracted (HTML:\n"
     "body text without scripts; PDF: the text of every page), split into chunks, embedded\n"
     "with the configured embedder (settings embed.*; builtin by default) and indexed for\n"
     "full-text search. Re-ingesting unchanged content (same text, title, language, metadata\n"
     "and chunking) is a no-op; changed content replaces the document's chunks. All files of\n"
     "one run are written in one transaction: an error (file above ingest.max_bytes, invalid\n"
-    "UTF-8, a truncated PDF, an unknown format) leaves the collection exactly as it was.\n"
-    "See docs/search.md.",
+    "UTF-8, a truncated PDF, an unknown format, a document past a limit such as\n"
+    "ingest.max_text_bytes, ingest.pdf_max_pages, ingest.pdf_max_memory,\n"
+    "ingest.pdf_timeout_ms or ingest.html_max_attributes) leaves the collection exactly as\n"
+    "it was. See docs/search.md and docs/security.md (Limits under attack).",
     1,
     CLI_MAX_ARGS,
     ingest_flags,

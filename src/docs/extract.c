@@ -150,23 +150,57 @@ static int extract_plain(const char *data, size_t n, int markdown, doc_extracted
     return 0;
 }
 
-int doc_extract(doc_format f, const char *data, size_t n, doc_extracted *out, dbmcp_error *err)
+void doc_limits_default(doc_limits *l)
+{
+    l->max_text_bytes = DOC_MAX_TEXT_BYTES_DEFAULT;
+    l->pdf_max_pages = DOC_PDF_MAX_PAGES_DEFAULT;
+    l->pdf_max_memory = DOC_PDF_MAX_MEMORY_DEFAULT;
+    l->pdf_timeout_ms = DOC_PDF_TIMEOUT_MS_DEFAULT;
+    l->html_max_attributes = DOC_HTML_MAX_ATTRIBUTES_DEFAULT;
+}
+
+void doc_limits_resolve(doc_limits *l)
+{
+    doc_limits d;
+    doc_limits_default(&d);
+    if (!l->max_text_bytes)
+        l->max_text_bytes = d.max_text_bytes;
+    if (l->pdf_max_pages <= 0)
+        l->pdf_max_pages = d.pdf_max_pages;
+    if (!l->pdf_max_memory)
+        l->pdf_max_memory = d.pdf_max_memory;
+    if (l->pdf_timeout_ms <= 0)
+        l->pdf_timeout_ms = d.pdf_timeout_ms;
+    if (l->html_max_attributes <= 0)
+        l->html_max_attributes = d.html_max_attributes;
+}
+
+int doc_extract(doc_format f, const char *data, size_t n, const doc_limits *limits,
+                doc_extracted *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
+    doc_limits lim;
+    if (limits)
+        lim = *limits;
+    else
+        memset(&lim, 0, sizeof lim);
+    doc_limits_resolve(&lim);
     int rc;
     switch (f) {
     case DOC_FORMAT_TEXT: rc = extract_plain(data, n, 0, out, err); break;
     case DOC_FORMAT_MARKDOWN: rc = extract_plain(data, n, 1, out, err); break;
-    case DOC_FORMAT_HTML: rc = doc_extract_html(data, n, out, err); break;
-    case DOC_FORMAT_PDF: rc = doc_extract_pdf(data, n, out, err); break;
+    case DOC_FORMAT_HTML: rc = doc_extract_html(data, n, &lim, out, err); break;
+    case DOC_FORMAT_PDF: rc = doc_extract_pdf(data, n, &lim, out, err); break;
     default:
         rc = dbmcp_error_set(err, DBMCP_EINVAL,
                              "unknown format: not text, Markdown, HTML or PDF (name the format "
                              "with a .txt, .md, .html or .pdf extension)");
     }
-    if (!rc && out->len > DOC_TEXT_MAX_BYTES)
-        rc = dbmcp_error_set(err, DBMCP_ETOOBIG, "the extracted text is %zu bytes; the limit is %u",
-                             out->len, DOC_TEXT_MAX_BYTES);
+    if (!rc && out->len > lim.max_text_bytes)
+        rc = dbmcp_error_set(err, DBMCP_ETOOBIG,
+                             "the extracted text is %zu bytes; the limit is %zu bytes (setting "
+                             "ingest.max_text_bytes)",
+                             out->len, lim.max_text_bytes);
     if (!rc && text_utf8_valid_prefix(out->text, out->len) != out->len)
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "extractor produced invalid UTF-8");
     if (rc)

@@ -9,18 +9,31 @@
  *   DBMCP_EINVAL  "not valid UTF-8 (byte 1234)", "contains a NUL byte
  *                 (byte 17)", "PDF is truncated or corrupt: …",
  *                 "unknown format …", "no text …"
- *   DBMCP_ETOOBIG extracted text above DOC_TEXT_MAX_BYTES
+ *   DBMCP_ETOOBIG a limit of doc_limits was reached (the message names it
+ *                 and its setting: "… the limit is 67108864 bytes (setting
+ *                 ingest.max_text_bytes)")
+ *   DBMCP_ETIMEOUT PDF extraction ran past doc_limits.pdf_timeout_ms
  * Text and Markdown are kept byte for byte (a UTF-8 byte-order mark is
  * dropped); HTML becomes Markdown-like text (headings as "#" lines,
  * paragraphs separated by blank lines, script/style/noscript/template
  * dropped); PDF text is the pages' text in order, pages separated by a
  * blank line.
  *
+ * Hostile input: every extractor's work is bounded by doc_limits (the
+ * settings ingest.* of docs/security.md, "Limits under attack"). PDF text
+ * is extracted in a child process (extract_pdf.c) whose memory and time
+ * are bounded, because poppler cannot be stopped from the inside; HTML is
+ * pre-scanned so libxml2's per-attribute work stays linear
+ * (extract_html.c).
+ *
  * Ownership: doc_extracted owns text and title; free with
  * doc_extracted_free. Thread-safe (libxml2 and poppler keep per-call
- * state). libxml2 and poppler-glib are opened on the first HTML or PDF
- * (core/xml_lib.h, core/optlib.h); when one is missing, that format fails
- * with DBMCP_EINTERNAL naming the library and its Debian package.
+ * state), but PDF extraction forks: call it from a process whose other
+ * threads hold no lock the child needs (malloc is fork-safe in glibc; the
+ * CLI runs ingestion on one thread). libxml2 and poppler-glib are opened
+ * on the first HTML or PDF (core/xml_lib.h, core/optlib.h); when one is
+ * missing, that format fails with DBMCP_EINTERNAL naming the library and
+ * its Debian package.
  */
 #ifndef DBMCP_DOCS_EXTRACT_H
 #define DBMCP_DOCS_EXTRACT_H
@@ -29,8 +42,12 @@
 
 #include "core/error.h"
 
-/* Largest extracted text (after HTML/PDF extraction), bytes. */
-#define DOC_TEXT_MAX_BYTES (256u * 1024 * 1024)
+/* The defaults of doc_limits (each a setting, see doc_limits). */
+#define DOC_MAX_TEXT_BYTES_DEFAULT (64u * 1024 * 1024)
+#define DOC_PDF_MAX_PAGES_DEFAULT 10000
+#define DOC_PDF_MAX_MEMORY_DEFAULT (512u * 1024 * 1024)
+#define DOC_PDF_TIMEOUT_MS_DEFAULT 60000
+#define DOC_HTML_MAX_ATTRIBUTES_DEFAULT 256
 /* Longest title kept, bytes (cut at a character boundary). */
 #define DOC_TITLE_MAX_BYTES 300
 
@@ -41,6 +58,16 @@ typedef enum doc_format {
     DOC_FORMAT_HTML,
     DOC_FORMAT_PDF
 } doc_format;
+
+/* How much work one document may cost; every field is a setting read by
+ * ingest_options_from_settings. Zero fields mean their default. */
+typedef struct doc_limits {
+    size_t max_text_bytes;   /* extracted text, any format: ingest.max_text_bytes */
+    int pdf_max_pages;       /* pages of a PDF: ingest.pdf_max_pages */
+    size_t pdf_max_memory;   /* memory the PDF extraction may add: ingest.pdf_max_memory */
+    int pdf_timeout_ms;      /* wall time of one PDF's extraction: ingest.pdf_timeout_ms */
+    int html_max_attributes; /* attributes on one HTML tag: ingest.html_max_attributes */
+} doc_limits;
 
 typedef struct doc_extracted {
     char *text;            /* NUL-terminated UTF-8; owned */
@@ -60,13 +87,21 @@ doc_format doc_format_by_extension(const char *path);
 doc_format doc_format_parse(const char *name);
 const char *doc_format_name(doc_format f);
 
-/* Extract data[0..n) as format f into out. 0 or an error (see above). */
-int doc_extract(doc_format f, const char *data, size_t n, doc_extracted *out, dbmcp_error *err);
+/* The defaults into l; doc_limits_resolve fills l's zero fields with them. */
+void doc_limits_default(doc_limits *l);
+void doc_limits_resolve(doc_limits *l);
+
+/* Extract data[0..n) as format f into out within the limits (NULL: the
+ * defaults). 0 or an error (see above). */
+int doc_extract(doc_format f, const char *data, size_t n, const doc_limits *limits,
+                doc_extracted *out, dbmcp_error *err);
 void doc_extracted_free(doc_extracted *d);
 
-/* The per-format extractors behind doc_extract. */
-int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error *err);
-int doc_extract_pdf(const char *data, size_t n, doc_extracted *out, dbmcp_error *err);
+/* The per-format extractors behind doc_extract; limits fully resolved. */
+int doc_extract_html(const char *data, size_t n, const doc_limits *limits, doc_extracted *out,
+                     dbmcp_error *err);
+int doc_extract_pdf(const char *data, size_t n, const doc_limits *limits, doc_extracted *out,
+                    dbmcp_error *err);
 
 /* 0 when s[0..n) is valid UTF-8 without NUL bytes; otherwise DBMCP_EINVAL
  * naming the byte offset of the first bad byte. what names the input in

@@ -6,13 +6,24 @@
  * first <h1>. See extract.h.
  *
  * Encoding: UTF-8 input is parsed as UTF-8. Input that is not UTF-8 is
- * accepted only when its first kilobyte declares a charset (libxml2 then
- * converts it); otherwise it is refused with the offset of the first bad
- * byte, like plain text.
+ * accepted only when its first kilobyte declares a charset that iconv(3)
+ * converts from; otherwise it is refused with the offset of the first bad
+ * byte, like plain text. We convert it to UTF-8 ourselves (bytes the
+ * charset cannot map become U+FFFD) and hand libxml2 UTF-8 with the
+ * encoding named, so libxml2 never switches charsets on its own (a
+ * <meta> charset, a byte-order mark, UTF-7): the pre-scan below must read
+ * exactly the characters libxml2 parses. libxml2 stops at a NUL byte; so
+ * does the text handed to it.
+ *
+ * Work: libxml2's cost per start tag is quadratic in its attributes;
+ * html_scan.h refuses tags with more than limits->html_max_attributes
+ * before libxml2 sees them.
  *
  * libxml2 is opened on the first call (core/xml_lib.h), not linked.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <iconv.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +31,7 @@
 #include "core/textnorm.h"
 #include "core/xml_lib.h"
 #include "docs/extract.h"
+#include "docs/html_scan.h"
 
 typedef struct text_buf {
     char *s;
@@ -216,9 +228,10 @@ static char *title_text(const xmlNode *title)
     return b.s;
 }
 
-/* Nonzero when the first kilobyte declares a charset other than UTF-8
- * that libxml2 can convert from. */
-static int declares_other_charset(const char *data, size_t n)
+/* The charset the first kilobyte declares ("charset=NAME"), when it is not
+ * UTF-8 and iconv converts from it: an open converter to UTF-8, else
+ * (iconv_t)-1. */
+static iconv_t declared_charset(const char *data, size_t n)
 {
     size_t lim = n < 1024 ? n : 1024;
     for (size_t i = 0; i + 8 < lim; i++) {
@@ -239,14 +252,65 @@ static int declares_other_charset(const char *data, size_t n)
         memcpy(name, v, len);
         name[len] = '\0';
         if (len == 0 || strcasecmp(name, "utf-8") == 0 || strcasecmp(name, "utf8") == 0)
-            return 0;
-        xmlCharEncodingHandlerPtr h = xml_api.xmlFindCharEncodingHandler(name);
-        if (!h)
-            return 0;
-        xml_api.xmlCharEncCloseFunc(h);
-        return 1;
+            return (iconv_t)-1;
+        return iconv_open("UTF-8", name);
     }
+    return (iconv_t)-1;
+}
+
+/* Make room for need more bytes (and a NUL) in *buf. 0, or -1 when out of memory. */
+static int reserve(char **buf, size_t *cap, size_t len, size_t need)
+{
+    if (*cap - len > need)
+        return 0;
+    size_t c = *cap;
+    while (c - len <= need)
+        c *= 2;
+    char *p = realloc(*buf, c);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = c;
     return 0;
+}
+
+/* data[0..n) converted by cd to UTF-8, each byte it cannot convert as
+ * U+FFFD, NUL-terminated; *out_len its length. NULL when out of memory. */
+static char *to_utf8(iconv_t cd, const char *data, size_t n, size_t *out_len)
+{
+    size_t cap = n * 2 + 64, len = 0;
+    char *out = malloc(cap);
+    char *in = (char *)data;
+    size_t left = n;
+    while (out) {
+        if (reserve(&out, &cap, len, 16) != 0)
+            break;
+        char *o = out + len;
+        size_t room = cap - len - 1;
+        /* With the input consumed, one more call ends a stateful charset's shift. */
+        int flushing = left == 0;
+        size_t r = flushing ? iconv(cd, NULL, NULL, &o, &room) : iconv(cd, &in, &left, &o, &room);
+        len = (size_t)(o - out);
+        if (r != (size_t)-1 && flushing) {
+            out[len] = '\0';
+            *out_len = len;
+            return out;
+        }
+        if (r != (size_t)-1 || errno == E2BIG) {
+            if (r == (size_t)-1 && reserve(&out, &cap, len, cap) != 0)
+                break;
+            continue;
+        }
+        if (flushing || reserve(&out, &cap, len, 3) != 0)
+            break;
+        /* EILSEQ or EINVAL: a byte the charset does not map, or a cut sequence. */
+        memcpy(out + len, "\xEF\xBF\xBD", 3);
+        len += 3;
+        in++;
+        left--;
+    }
+    free(out);
+    return NULL;
 }
 
 static void cut_title(char **title)
@@ -255,23 +319,14 @@ static void cut_title(char **title)
         (*title)[text_utf8_valid_prefix(*title, DOC_TITLE_MAX_BYTES)] = '\0';
 }
 
-int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error *err)
+/* The extraction proper, on UTF-8 without NUL bytes. */
+static int extract_utf8(const char *data, size_t n, doc_extracted *out, dbmcp_error *err)
 {
-    memset(out, 0, sizeof *out);
     if (n > (size_t)INT32_MAX)
         return dbmcp_error_set(err, DBMCP_ETOOBIG, "the HTML is too large to parse");
-    int rc = xml_lib_open(err);
-    if (rc)
-        return rc;
-    const char *encoding = "UTF-8";
-    if (text_utf8_valid_prefix(data, n) != n || memchr(data, '\0', n)) {
-        if (!declares_other_charset(data, n))
-            return doc_check_utf8(data, n, "the HTML", err);
-        encoding = NULL; /* libxml2 follows the declared charset */
-    }
     int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
                HTML_PARSE_NOBLANKS | HTML_PARSE_COMPACT;
-    htmlDocPtr doc = xml_api.htmlReadMemory(data, (int)n, NULL, encoding, opts);
+    htmlDocPtr doc = xml_api.htmlReadMemory(data, (int)n, NULL, "UTF-8", opts);
     if (!doc)
         return dbmcp_error_set(err, DBMCP_EINVAL, "the HTML could not be parsed");
     const xmlNode *root = xml_api.xmlDocGetRootElement(doc);
@@ -301,8 +356,8 @@ int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error
         return dbmcp_error_set(err, DBMCP_EINVAL, "the HTML has no text in its body");
     }
     buf_put(&w.out, "\n", 1);
-    /* libxml2 output is UTF-8, except bytes it could not convert from a
-     * declared charset: those become U+FFFD. */
+    /* libxml2 was given UTF-8 and hands back UTF-8; the repair only makes
+     * sure of it (the text must be valid whatever libxml2 does). */
     out->text = doc_utf8_repair(w.out.s, w.out.len, &out->len);
     out->title = title ? doc_utf8_repair(title, strlen(title), NULL) : NULL;
     free(w.out.s);
@@ -315,4 +370,34 @@ int doc_extract_html(const char *data, size_t n, doc_extracted *out, dbmcp_error
     out->markdown = 1;
     out->mime_type = "text/html";
     return 0;
+}
+
+int doc_extract_html(const char *data, size_t n, const doc_limits *limits, doc_extracted *out,
+                     dbmcp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = xml_lib_open(err);
+    if (rc)
+        return rc;
+    char *converted = NULL;
+    if (text_utf8_valid_prefix(data, n) != n || memchr(data, '\0', n)) {
+        iconv_t cd = declared_charset(data, n);
+        if (cd == (iconv_t)-1)
+            return doc_check_utf8(data, n, "the HTML", err);
+        converted = to_utf8(cd, data, n, &n);
+        iconv_close(cd);
+        if (!converted)
+            return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+        data = converted;
+        n = strlen(converted); /* libxml2 would stop at a NUL byte */
+    }
+    if (n >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
+        data += 3;
+        n -= 3;
+    }
+    rc = html_scan_attributes(data, n, limits->html_max_attributes, err);
+    if (!rc)
+        rc = extract_utf8(data, n, out, err);
+    free(converted);
+    return rc;
 }

@@ -4,11 +4,14 @@
 #include "docs/ingest.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/textnorm.h"
 #include "store/documents.h"
@@ -23,6 +26,7 @@ void ingest_options_default(ingest_options *o)
     chunk_options_default(&o->chunk);
     o->max_bytes = (size_t)INGEST_MAX_BYTES_DEFAULT;
     o->resource_cap = RESOURCE_CAP_DEFAULT;
+    doc_limits_default(&o->limits);
 }
 
 static long setting_long(store *db, const char *key, long def)
@@ -36,10 +40,23 @@ static long setting_long(store *db, const char *key, long def)
     return n;
 }
 
+static int setting_int(store *db, const char *key, int def)
+{
+    long n = setting_long(db, key, def);
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 void ingest_options_from_settings(store *db, ingest_options *o)
 {
     o->max_bytes = (size_t)setting_long(db, "ingest.max_bytes", INGEST_MAX_BYTES_DEFAULT);
     o->resource_cap = (size_t)setting_long(db, "query.byte_cap", RESOURCE_CAP_DEFAULT);
+    doc_limits *l = &o->limits;
+    doc_limits_default(l);
+    l->max_text_bytes = (size_t)setting_long(db, "ingest.max_text_bytes", (long)l->max_text_bytes);
+    l->pdf_max_pages = setting_int(db, "ingest.pdf_max_pages", l->pdf_max_pages);
+    l->pdf_max_memory = (size_t)setting_long(db, "ingest.pdf_max_memory", (long)l->pdf_max_memory);
+    l->pdf_timeout_ms = setting_int(db, "ingest.pdf_timeout_ms", l->pdf_timeout_ms);
+    l->html_max_attributes = setting_int(db, "ingest.html_max_attributes", l->html_max_attributes);
 }
 
 /* --- names ------------------------------------------------------------------- */
@@ -244,7 +261,7 @@ static int prepare(store *db, const char *name, const char *data, size_t n, cons
         return rc;
     snprintf(p->uri, sizeof p->uri, "doc://%s/%s", o->collection, p->slug);
     doc_format f = o->format ? o->format : doc_format_detect(name, data, n);
-    if ((rc = doc_extract(f, data, n, &p->ex, err)))
+    if ((rc = doc_extract(f, data, n, &o->limits, &p->ex, err)))
         return dbmcp_error_prefix(err, name);
     p->title = o->title ? o->title : p->ex.title ? p->ex.title : p->slug;
     p->language = o->language ? o->language : doc_language_detect(p->ex.text, p->ex.len);
@@ -414,21 +431,45 @@ int ingest_prepare_file(store *db, embedder *emb, const char *path, const ingest
 {
     *out = NULL;
     struct stat sb;
-    if (stat(path, &sb) != 0)
+    if ((o->no_follow ? lstat(path, &sb) : stat(path, &sb)) != 0)
         return dbmcp_error_set(err, DBMCP_EIO, "cannot read %s: %s", path, strerror(errno));
+    if (o->no_follow && S_ISLNK(sb.st_mode))
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "%s is a symbolic link; links found in a directory are followed "
+                               "only with --follow-links",
+                               path);
     if (!S_ISREG(sb.st_mode))
         return dbmcp_error_set(err, DBMCP_EINVAL, "%s is not a regular file", path);
-    if ((uint64_t)sb.st_size > (uint64_t)o->max_bytes)
+    /* Open what was checked: no link when they are refused, no waiting on a
+     * FIFO put in its place; fstat confirms it is the same file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (o->no_follow ? O_NOFOLLOW : 0));
+    struct stat fb;
+    if (fd < 0 || fstat(fd, &fb) != 0 || fb.st_dev != sb.st_dev || fb.st_ino != sb.st_ino) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return fd < 0 && e != ELOOP
+                   ? dbmcp_error_set(err, DBMCP_EIO, "cannot open %s: %s", path, strerror(e))
+                   : dbmcp_error_set(err, DBMCP_EINVAL,
+                                     "%s changed while it was opened (it is no longer the file "
+                                     "that was listed)",
+                                     path);
+    }
+    if ((uint64_t)fb.st_size > (uint64_t)o->max_bytes) {
+        close(fd);
         return dbmcp_error_set(err, DBMCP_ETOOBIG,
                                "%s is %lld bytes; the limit is %zu bytes (setting "
                                "ingest.max_bytes)",
-                               path, (long long)sb.st_size, o->max_bytes);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+                               path, (long long)fb.st_size, o->max_bytes);
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
         return dbmcp_error_set(err, DBMCP_EIO, "cannot open %s: %s", path, strerror(errno));
-    /* Read at most size + 1 bytes: a file that grew since stat stays bounded
+    }
+    /* Read at most size + 1 bytes: a file that grew since fstat stays bounded
      * and is refused by the size check. */
-    size_t cap = (size_t)sb.st_size + 1;
+    size_t cap = (size_t)fb.st_size + 1;
     char *data = malloc(cap);
     if (!data) {
         fclose(f);

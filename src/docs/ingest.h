@@ -54,6 +54,8 @@ typedef struct ingest_options {
     chunk_options chunk;    /* how to split */
     size_t max_bytes;       /* largest source accepted */
     size_t resource_cap;    /* bytes of text in the resource row (0: 256 KiB) */
+    doc_limits limits;      /* work per document: extracted text, PDF pages/memory/time… */
+    int no_follow;          /* ingest_prepare_file refuses a symbolic link at path */
 } ingest_options;
 
 typedef enum ingest_outcome { INGEST_ADDED = 0, INGEST_REPLACED, INGEST_UNCHANGED } ingest_outcome;
@@ -67,9 +69,13 @@ typedef struct ingest_report {
     size_t source_bytes;
 } ingest_report;
 
-/* Defaults: structure chunking 200/40, 50 MiB, resource cap 256 KiB. */
+/* Defaults: structure chunking 200/40, 50 MiB, resource cap 256 KiB, the
+ * doc_limits defaults. */
 void ingest_options_default(ingest_options *o);
-/* Read settings ingest.max_bytes and query.byte_cap into o. */
+/* Read settings ingest.max_bytes, query.byte_cap and the limits
+ * ingest.max_text_bytes, ingest.pdf_max_pages, ingest.pdf_max_memory,
+ * ingest.pdf_timeout_ms and ingest.html_max_attributes into o (a value that
+ * is not a positive whole number counts as unset). */
 void ingest_options_from_settings(store *db, ingest_options *o);
 
 /* --- in two steps (several documents in one transaction) ------------------ */
@@ -77,7 +83,9 @@ void ingest_options_from_settings(store *db, ingest_options *o);
 /* A document read, extracted, chunked and embedded, not yet written. */
 typedef struct ingest_doc ingest_doc;
 
-/* Prepare the file at path (size checked with stat before reading) or a
+/* Prepare the file at path (a regular file, its size checked with fstat
+ * before reading; with o->no_follow not a symbolic link, checked again at
+ * the open with O_NOFOLLOW so a link swapped in meanwhile is refused) or a
  * buffer (name gives slug and format unless the options do). Reads the
  * store (stored hash, collection model) but writes nothing. An unchanged
  * document is prepared without chunks or vectors. *out is freed with

@@ -21,12 +21,14 @@
 #include "store/sqlite_vecfn.h"
 #include "store/sqlite_watchdog.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 /* sqlite3_limit categories a query budget sets (store_set_query_budget):
  * the first BUDGET_FIELDS from the fields of store_query_budget, the rest
@@ -230,6 +232,20 @@ static int deadline_check(void *ctx)
     return 0;
 }
 
+/* Create the database file 0600 when it does not exist yet: it holds key
+ * hashes, the audit and memories, and SQLite gives the -wal and -shm files
+ * the main file's mode. An existing file keeps its mode (O_EXCL); URIs and
+ * ":memory:" are left to SQLite. Failure is left to sqlite3_open_v2 to
+ * report. */
+static void create_private(const char *path)
+{
+    if (strncmp(path, "file:", 5) == 0 || strcmp(path, ":memory:") == 0)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
 int store_open(const char *url, int flags, store **out, dbmcp_error *err)
 {
     *out = NULL;
@@ -252,6 +268,8 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
         oflags |= SQLITE_OPEN_READONLY;
     else
         oflags |= SQLITE_OPEN_READWRITE | ((flags & STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
+    if ((flags & STORE_CREATE) && !(flags & STORE_READONLY))
+        create_private(url);
     int rc = sqlite3_open_v2(url, &db->db, oflags, NULL);
     if (rc != SQLITE_OK) {
         dbmcp_error_set(err, DBMCP_EIO, "cannot open database %s: %s", url,

@@ -51,19 +51,20 @@ static void test_utf8_errors(void **state)
     (void)state;
     dbmcp_error err;
     doc_extracted d;
-    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "abc\xc3(def", 8, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "abc\xc3(def", 8, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "not valid UTF-8 (byte 3: 0xc3)"));
     assert_null(d.text);
-    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "ab\0cd", 5, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "ab\0cd", 5, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "NUL byte (byte 2)"));
     /* A cut sequence at the very end is invalid too. */
-    assert_int_equal(doc_extract(DOC_FORMAT_MARKDOWN, "ok \xe2\x82", 5, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_MARKDOWN, "ok \xe2\x82", 5, NULL, &d, &err),
+                     DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "byte 3"));
     /* The BOM is dropped, the rest kept byte for byte. */
-    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "\xef\xbb\xbfHallo", 8, &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_TEXT, "\xef\xbb\xbfHallo", 8, NULL, &d, &err), 0);
     assert_string_equal(d.text, "Hallo");
     doc_extracted_free(&d);
-    assert_int_equal(doc_extract(DOC_FORMAT_UNKNOWN, "x", 1, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_UNKNOWN, "x", 1, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "unknown format"));
 }
 
@@ -111,7 +112,7 @@ static void test_html(void **state)
                        "<noscript>NOSCRIPT</noscript><pre>x\n  y</pre></body></html>";
     doc_extracted d;
     dbmcp_error err;
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, html, strlen(html), &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, html, strlen(html), NULL, &d, &err), 0);
     assert_string_equal(d.title, "The Page");
     assert_true(d.markdown);
     assert_string_equal(d.mime_type, "text/html");
@@ -123,23 +124,71 @@ static void test_html(void **state)
     doc_extracted_free(&d);
     /* Title from the first h1 when there is no <title>. */
     const char *h1 = "<body><h1>Only <b>heading</b></h1><p>text</p></body>";
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, h1, strlen(h1), &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, h1, strlen(h1), NULL, &d, &err), 0);
     assert_string_equal(d.title, "Only heading");
     doc_extracted_free(&d);
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, "<p>\xe4</p>", 8, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, "<p>\xe4</p>", 8, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "byte 3"));
     const char *latin1 = "<meta charset=\"iso-8859-1\"><p>Gr\xfc\xdf"
                          "e</p>";
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, latin1, strlen(latin1), &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, latin1, strlen(latin1), NULL, &d, &err), 0);
     assert_non_null(strstr(d.text, "Grüße"));
     doc_extracted_free(&d);
     /* A charset libxml2 does not know does not excuse invalid UTF-8. */
     const char *bogus = "<meta charset=\"nonesuch\"><title>T\xe1</title><p>x</p>";
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, bogus, strlen(bogus), &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, bogus, strlen(bogus), NULL, &d, &err),
+                     DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "not valid UTF-8"));
-    assert_int_equal(doc_extract(DOC_FORMAT_HTML, "<script>x</script>", 18, &d, &err),
+    assert_int_equal(doc_extract(DOC_FORMAT_HTML, "<script>x</script>", 18, NULL, &d, &err),
                      DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "no text"));
+}
+
+/* Extract html with at most max attributes per tag: the return code, err filled. */
+static int html_with_limit(const char *html, int max, dbmcp_error *err)
+{
+    doc_limits lim = {.html_max_attributes = max};
+    doc_extracted d;
+    int rc = doc_extract(DOC_FORMAT_HTML, html, strlen(html), &lim, &d, err);
+    doc_extracted_free(&d);
+    return rc;
+}
+
+static void test_html_attribute_limit(void **state)
+{
+    (void)state;
+    dbmcp_error err;
+    assert_int_equal(html_with_limit("<p a b=1 c='x'>t</p>", 3, &err), 0);
+    assert_int_equal(html_with_limit("<p a b=1 c='x' d>t</p>", 3, &err), DBMCP_ETOOBIG);
+    assert_non_null(strstr(err.message,
+                           "<p> tag (byte 0) with more than 3 attributes; the limit is "
+                           "3 attributes per tag (setting ingest.html_max_attributes)"));
+    /* A quoted '>' does not end the tag; names are cut every 100 bytes, as libxml2 does. */
+    assert_int_equal(html_with_limit("<p a=\">\" b='>' c=\">\"d>t</p>", 3, &err), DBMCP_ETOOBIG);
+    char longname[400];
+    snprintf(longname, sizeof longname, "<p %0350d>t</p>", 0);
+    assert_int_equal(html_with_limit(longname, 3, &err), 0); /* digits: not a name start */
+    memset(longname + 3, 'x', 350);
+    assert_int_equal(html_with_limit(longname, 3, &err), DBMCP_ETOOBIG);
+    /* What libxml2 reads as a comment, a processing instruction, a DOCTYPE literal or
+     * script text holds no tag; what it reads as markup does. */
+    assert_int_equal(html_with_limit("<!-- <p a b c d> --><?x <p a b c d>?><p>t</p>", 3, &err), 0);
+    assert_int_equal(html_with_limit("<!DOCTYPE x SYSTEM \"<p a b c d>\"><p>t</p>", 3, &err), 0);
+    assert_int_equal(html_with_limit("<script>'<p a b c d>'</script><p>t</p>", 3, &err), 0);
+    assert_int_equal(html_with_limit("<!--><p a b c d>-->t", 3, &err), 0);
+    assert_int_equal(html_with_limit("<!---->x<p a b c d>t", 3, &err), DBMCP_ETOOBIG);
+    assert_int_equal(html_with_limit("<p>x<!DOCTYPE a><!DOCTYPE b \"<i a b c d>\">", 3, &err),
+                     DBMCP_ETOOBIG);
+    assert_int_equal(html_with_limit("<style><body a b c d>t", 3, &err), DBMCP_ETOOBIG);
+    assert_int_equal(html_with_limit("<script>x<noscript a b c d></script><p>t</p>", 3, &err), 0);
+    /* Constructs whose reading depends on what the scan does not model are refused. */
+    assert_int_equal(html_with_limit("<script></div>x</script><p>t</p>", 3, &err), DBMCP_EINVAL);
+    assert_non_null(strstr(err.message, "ambiguous at byte 8: an end tag </div> inside <script>"));
+    assert_int_equal(html_with_limit("<?\xc3\xa4 x><p>t</p>", 3, &err), DBMCP_EINVAL);
+    /* A declared charset is converted before the scan: the UTF-7 '<' is counted. */
+    const char *utf7 = "<meta charset=utf-7><p>\xff</p>+ADw-p a b c d+AD4-t";
+    assert_int_equal(html_with_limit(utf7, 3, &err), DBMCP_ETOOBIG);
+    assert_int_equal(html_with_limit(utf7, 4, &err), 0);
 }
 
 static char *read_fixture(const char *name, size_t *n)
@@ -163,7 +212,7 @@ static void test_pdf(void **state)
     char *pdf = read_fixture("agreement.pdf", &n);
     doc_extracted d;
     dbmcp_error err;
-    assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, n, &d, &err), 0);
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, n, NULL, &d, &err), 0);
     assert_string_equal(d.title, "Zusammenfassung Druckindustrie");
     assert_string_equal(d.mime_type, "application/pdf");
     char *page2 = strstr(d.text, "Seite zwei");
@@ -172,13 +221,23 @@ static void test_pdf(void **state)
     doc_extracted_free(&d);
     /* Truncated: every prefix without the end marker is refused. */
     for (size_t cut = 5; cut < n - 8; cut += 97) {
-        assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, cut, &d, &err), DBMCP_EINVAL);
+        assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, cut, NULL, &d, &err), DBMCP_EINVAL);
         assert_non_null(strstr(err.message, "truncated or corrupt"));
     }
-    assert_int_equal(doc_extract(DOC_FORMAT_PDF, "%PDF-1.4 junk %%EOF", 19, &d, &err),
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, "%PDF-1.4 junk %%EOF", 19, NULL, &d, &err),
                      DBMCP_EINVAL);
-    assert_int_equal(doc_extract(DOC_FORMAT_PDF, "hello", 5, &d, &err), DBMCP_EINVAL);
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, "hello", 5, NULL, &d, &err), DBMCP_EINVAL);
     assert_non_null(strstr(err.message, "%PDF- header"));
+    /* The limits, checked in the extracting child: pages before reading, text per page. */
+    doc_limits lim = {.pdf_max_pages = 1};
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, n, &lim, &d, &err), DBMCP_ETOOBIG);
+    assert_string_equal(err.message,
+                        "PDF has 2 pages; the limit is 1 page (setting ingest.pdf_max_pages)");
+    assert_null(d.text);
+    lim = (doc_limits){.max_text_bytes = 10};
+    assert_int_equal(doc_extract(DOC_FORMAT_PDF, pdf, n, &lim, &d, &err), DBMCP_ETOOBIG);
+    assert_non_null(strstr(err.message, "stopped at page 1 of 2"));
+    assert_non_null(strstr(err.message, "the limit is 10 bytes (setting ingest.max_text_bytes)"));
     free(pdf);
 }
 
@@ -437,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_titles_and_languages),
         cmocka_unit_test(test_slugs),
         cmocka_unit_test(test_html),
+        cmocka_unit_test(test_html_attribute_limit),
         cmocka_unit_test(test_pdf),
         cmocka_unit_test_setup_teardown(test_ingest_and_search, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_filter, db_setup, db_teardown),

@@ -170,15 +170,16 @@ static void test_watchdog_interrupts_inside_calls(void **state)
     /* A cancel flag is seen too. */
     atomic_int cancel = 0;
     sqlite_watch c = {.db = db, .cancel = &cancel};
-    assert_int_equal(sqlite_watchdog_arm(&c), 0);
-    atomic_store(&cancel, 1);
     assert_int_equal(sqlite3_prepare_v2(db,
                                         "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
                                         "FROM c WHERE i < 20) SELECT sum(slow(200)) FROM c",
                                         -1, &st, NULL),
                      SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_INTERRUPT);
-    sqlite_watchdog_disarm(&c);
+    assert_int_equal(sqlite_watchdog_arm(&c), 0);
+    atomic_store(&cancel, 1);
+    rc = sqlite3_step(st);
+    sqlite_watchdog_disarm(&c); /* before any assertion: c lives on this stack */
+    assert_int_equal(rc, SQLITE_INTERRUPT);
     assert_int_equal(atomic_load(&c.fired), 2);
     sqlite3_finalize(st);
 

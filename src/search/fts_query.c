@@ -214,6 +214,102 @@ static size_t add_group(sbuf *b, const fts_query *q, fts_term_kind kind, const c
     return k;
 }
 
+/* The optional group: the optional terms joined by OR, a plain term that
+ * the tokenizer splits into several tokens (a CJK run into bigrams,
+ * "Caroline's", "e-mail") as one string per token, each token once. */
+typedef struct any_group {
+    sbuf *b;
+    const char *text; /* the term being split */
+    char **seen;      /* owned: folded tokens emitted so far */
+    size_t n_seen, cap_seen;
+    size_t emitted; /* strings written */
+    int oom;
+} any_group;
+
+static void any_add(any_group *g, const char *token, size_t len, const char *s, size_t n)
+{
+    if (g->emitted >= FTS_QUERY_MAX_TOKENS)
+        return;
+    for (size_t i = 0; i < g->n_seen; i++)
+        if (strlen(g->seen[i]) == len && memcmp(g->seen[i], token, len) == 0)
+            return;
+    if (g->n_seen == g->cap_seen) {
+        size_t cap = g->cap_seen ? g->cap_seen * 2 : 16;
+        char **grown = realloc(g->seen, cap * sizeof *grown);
+        if (!grown) {
+            g->oom = 1;
+            return;
+        }
+        g->seen = grown;
+        g->cap_seen = cap;
+    }
+    if (!(g->seen[g->n_seen] = strndup(token, len))) {
+        g->oom = 1;
+        return;
+    }
+    g->n_seen++;
+    if (g->emitted++)
+        sbuf_str(g->b, " OR ");
+    fts_term t = {FTS_TERM_ANY, 0, strndup(s, n)};
+    if (!t.text) {
+        g->oom = 1;
+        return;
+    }
+    add_string(g->b, &t);
+    free(t.text);
+}
+
+/* Token callback: the input bytes of each token (not its colocated stems)
+ * become one string; re-tokenised they give that token again. */
+static int any_token(void *ctx, const char *t, size_t len, size_t start, size_t end, int colocated)
+{
+    any_group *g = ctx;
+    if (!colocated)
+        any_add(g, t, len, g->text + start, end - start);
+    return g->oom;
+}
+
+static int count_position(void *ctx, const char *t, size_t len, size_t start, size_t end,
+                          int colocated)
+{
+    (void)t, (void)len, (void)start, (void)end;
+    *(int *)ctx += !colocated;
+    return *(int *)ctx > 1; /* two are enough to know */
+}
+
+static size_t add_any_group(sbuf *b, const fts_query *q, int *oom)
+{
+    any_group g = {.b = b};
+    for (size_t i = 0; i < q->count && !g.oom; i++) {
+        const fts_term *t = &q->terms[i];
+        if (t->kind != FTS_TERM_ANY)
+            continue;
+        size_t len = strlen(t->text);
+        int tokens = 0;
+        if (!t->phrase)
+            text_tokenize(t->text, len, TEXT_LANG_NONE, count_position, &tokens);
+        if (tokens > 1) {
+            g.text = t->text;
+            if (text_tokenize(t->text, len, TEXT_LANG_NONE, any_token, &g) == DBMCP_ENOMEM)
+                g.oom = 1;
+            continue;
+        }
+        char *folded = text_fold(t->text, len);
+        if (!folded) {
+            g.oom = 1;
+            break;
+        }
+        /* A phrase is keyed by its folded words, so "a b" and "A  b" are one. */
+        any_add(&g, folded, strlen(folded), t->text, len);
+        free(folded);
+    }
+    for (size_t i = 0; i < g.n_seen; i++)
+        free(g.seen[i]);
+    free(g.seen);
+    *oom |= g.oom;
+    return g.emitted;
+}
+
 static const fts_term *first_of(const fts_query *q, fts_term_kind kind)
 {
     for (size_t i = 0; i < q->count; i++)
@@ -226,20 +322,22 @@ static void build_expression(sbuf *b, const fts_query *q)
 {
     const fts_term *required = first_of(q, FTS_TERM_REQUIRED);
     int excluded = first_of(q, FTS_TERM_EXCLUDED) != NULL;
+    int oom = 0;
     if (excluded)
         sbuf_str(b, "(");
     if (!required) {
-        add_group(b, q, FTS_TERM_ANY, " OR ");
+        add_any_group(b, q, &oom);
     } else {
         add_group(b, q, FTS_TERM_REQUIRED, " AND ");
         if (first_of(q, FTS_TERM_ANY)) {
             sbuf_str(b, " AND (");
-            add_group(b, q, FTS_TERM_ANY, " OR ");
+            add_any_group(b, q, &oom);
             sbuf_str(b, " OR ");
             add_string(b, required);
             sbuf_str(b, ")");
         }
     }
+    b->oom |= oom;
     if (excluded) {
         sbuf_str(b, ") NOT (");
         add_group(b, q, FTS_TERM_EXCLUDED, " OR ");

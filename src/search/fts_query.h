@@ -15,6 +15,17 @@
  *                        a digit is part of the word ("-5"), and a '-'
  *                        inside a word is not an operator ("e-mail").
  *
+ * A plain optional word (not quoted, no operator) that the tokenizer
+ * splits into several tokens counts as one optional term per token: a
+ * Chinese or Japanese run becomes its character bigrams, "Caroline's"
+ * becomes caroline OR s, "e-mail" e OR mail. So a question written
+ * without spaces ("黑豹队的防守丢了多少分") matches on its bigrams and
+ * BM25 ranks the rows holding more (and rarer) of them first, instead of
+ * asking for the whole question as one phrase, which no row contains.
+ * Quoted ("東京都") or with + or - such a word stays one phrase: its
+ * tokens adjacent, in order. Each optional token is emitted once (folded
+ * form), at most FTS_QUERY_MAX_TOKENS of them; later ones are dropped.
+ *
  * Everything else is text. FTS5 operators and punctuation (AND, OR, NOT,
  * NEAR(...), '*', '^', ':', '(', ')', '{', '}') are never operators: each
  * term is emitted as an FTS5 string ("..." with '"' doubled), and the FTS5
@@ -23,7 +34,8 @@
  * white space (any Unicode space or control character) and by '"'. A term
  * with no searchable word in it (only punctuation, say) is dropped.
  *
- * The generated expression, for required R, optional O and excluded E:
+ * The generated expression, for required R, optional O (after the split
+ * above) and excluded E:
  *   only optional:        O1 OR O2 ...
  *   with required:        R1 AND R2 ... [AND (O1 OR ... OR R1)]
  *                         (the optional group holds R1 too, so it is always
@@ -53,6 +65,7 @@
 
 #define FTS_QUERY_MAX_BYTES 4096
 #define FTS_QUERY_MAX_TERMS 64
+#define FTS_QUERY_MAX_TOKENS 256 /* optional strings in one expression, after splitting */
 
 /* Flags for fts_query_build / fts_query_parse. */
 #define FTS_QUERY_ALL_TERMS 0x1 /* plain terms are required (AND), not OR */

@@ -263,11 +263,21 @@ static void test_expressions(void **state)
     expect_expression("a -b -\"c d\"", 0, "(\"a\") NOT (\"b\" OR \"c d\")");
     expect_expression("+a b -c", 0, "(\"a\" AND (\"b\" OR \"a\")) NOT (\"c\")");
     expect_expression("a b", FTS_QUERY_ALL_TERMS, "\"a\" AND \"b\"");
-    expect_expression("temp -5 e-mail", 0, "\"temp\" OR \"-5\" OR \"e-mail\"");
+    expect_expression("temp -5 e-mail", 0, "\"temp\" OR \"-5\" OR \"e\" OR \"mail\"");
     expect_expression("a - b", 0, "\"a\" OR \"b\"");
     expect_expression("NEAR( col: *", 0, "\"NEAR(\" OR \"col:\"");
     expect_expression("x\"y", 0, "\"x\" OR \"y\"");
-    expect_expression("東京都 合同", 0, "\"東京都\" OR \"合同\"");
+    /* A plain word the tokenizer splits is one optional string per token,
+     * each token once; quoted or with + or - it stays one phrase. */
+    expect_expression("東京都 合同", 0, "\"東京\" OR \"京都\" OR \"合同\"");
+    expect_expression("\"東京都\" 合同", 0, "\"東京都\" OR \"合同\"");
+    expect_expression("+東京都 -大阪府", 0, "(\"東京都\") NOT (\"大阪府\")");
+    expect_expression("黑豹队的防守", 0,
+                      "\"黑豹\" OR \"豹队\" OR \"队的\" OR \"的防\" OR \"防守\"");
+    expect_expression("What is Caroline's job?", 0,
+                      "\"What\" OR \"is\" OR \"Caroline\" OR \"s\" OR \"job?\"");
+    expect_expression("the cat THE \"The\"", 0, "\"the\" OR \"cat\"");
+    expect_expression("ｶﾀｶﾅ カタカナ", 0, "\"ｶﾀ\" OR \"ﾀｶ\" OR \"ｶﾅ\"");
     /* A NUL is white space, never the end of the string. */
     char *got;
     dbmcp_error err;

@@ -18,10 +18,11 @@
 
 /* A growable output string. */
 typedef struct sbuf {
-    char *s;    /* owned, NUL-terminated */
-    size_t len; /* bytes used, without the NUL */
-    size_t cap; /* bytes allocated */
-    int oom;    /* an append failed */
+    char *s;        /* owned, NUL-terminated */
+    size_t len;     /* bytes used, without the NUL */
+    size_t cap;     /* bytes allocated */
+    size_t strings; /* FTS5 strings (phrases) written */
+    int oom;        /* an append failed */
 } sbuf;
 
 static void sbuf_add(sbuf *b, const char *s, size_t n)
@@ -194,6 +195,7 @@ int fts_query_parse(const char *query, size_t n, int flags, fts_query *out, dbmc
 /* Append term t as an FTS5 string. */
 static void add_string(sbuf *b, const fts_term *t)
 {
+    b->strings++;
     sbuf_add(b, "\"", 1);
     for (const char *p = t->text; *p; p++)
         sbuf_add(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
@@ -318,7 +320,9 @@ static const fts_term *first_of(const fts_query *q, fts_term_kind kind)
     return NULL;
 }
 
-static void build_expression(sbuf *b, const fts_query *q)
+/* Writes the expression into b; *positive gets the number of phrases
+ * before the excluded group. */
+static void build_expression(sbuf *b, const fts_query *q, int *positive)
 {
     const fts_term *required = first_of(q, FTS_TERM_REQUIRED);
     int excluded = first_of(q, FTS_TERM_EXCLUDED) != NULL;
@@ -338,6 +342,7 @@ static void build_expression(sbuf *b, const fts_query *q)
         }
     }
     b->oom |= oom;
+    *positive = (int)b->strings;
     if (excluded) {
         sbuf_str(b, ") NOT (");
         add_group(b, q, FTS_TERM_EXCLUDED, " OR ");
@@ -345,20 +350,26 @@ static void build_expression(sbuf *b, const fts_query *q)
     }
 }
 
-int fts_query_build(const char *query, size_t n, int flags, char **match, dbmcp_error *err)
+int fts_query_build(const char *query, size_t n, int flags, char **match, int *positive,
+                    dbmcp_error *err)
 {
     *match = NULL;
+    int counted = 0;
+    if (positive)
+        *positive = 0;
     fts_query q;
     int rc = fts_query_parse(query, n, flags, &q, err);
     if (rc)
         return rc;
     sbuf b = {0};
-    build_expression(&b, &q);
+    build_expression(&b, &q, &counted);
     fts_query_free(&q);
     if (b.oom) {
         free(b.s);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
     *match = b.s;
+    if (positive)
+        *positive = counted;
     return 0;
 }

@@ -95,8 +95,11 @@ void fts_query_free(fts_query *q);
 
 /* Build the FTS5 MATCH expression for query[0..n): a new NUL-terminated
  * string in *match, to be bound as a parameter of `tbl MATCH :q` (never
- * pasted into SQL). Returns 0 or the errors of fts_query_parse; *match is
- * NULL on failure. */
-int fts_query_build(const char *query, size_t n, int flags, char **match, dbmcp_error *err);
+ * pasted into SQL). *positive (may be NULL) gets the number of phrases
+ * before the excluded group — the ones a matching row can hold, for
+ * dbmcp_coverage (store/sqlite_fts.h). Returns 0 or the errors of
+ * fts_query_parse; *match is NULL on failure. */
+int fts_query_build(const char *query, size_t n, int flags, char **match, int *positive,
+                    dbmcp_error *err);
 
 #endif

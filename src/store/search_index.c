@@ -63,20 +63,23 @@ const char *search_index_db_name(store *db)
     return name ? name : "";
 }
 
-int search_index_keyword(store *db, const char *fts_table, const char *match,
+int search_index_keyword(store *db, const char *fts_table, const char *match, int positive,
                          int (*keep)(void *ctx, int64_t id), void *ctx, size_t max, int64_t *ids,
-                         double *scores, size_t *n, atomic_int *cancelled, dbmcp_error *err)
+                         double *scores, double *coverage, size_t *n, atomic_int *cancelled,
+                         dbmcp_error *err)
 {
     *n = 0;
     int rc = check_name(fts_table, err);
     if (rc)
         return rc;
     char sql[256];
-    snprintf(sql, sizeof sql, "SELECT rowid, bm25(%s) FROM %s WHERE %s MATCH :q ORDER BY 2",
-             fts_table, fts_table, fts_table);
+    snprintf(sql, sizeof sql,
+             "SELECT rowid, bm25(%s), dbmcp_coverage(%s, :n) FROM %s WHERE %s MATCH :q ORDER BY 2",
+             fts_table, fts_table, fts_table, fts_table);
     store_stmt *st;
     if ((rc = store_prepare(db, sql, &st, err)))
         return rc;
+    store_bind_int(st, ":n", positive);
     store_bind_text(st, ":q", match);
     while (*n < max) {
         if (cancelled && *cancelled) {
@@ -91,6 +94,8 @@ int search_index_keyword(store *db, const char *fts_table, const char *match,
             continue;
         ids[*n] = id;
         scores[*n] = store_column_double(st, 1);
+        if (coverage)
+            coverage[*n] = store_column_double(st, 2);
         (*n)++;
     }
     store_finalize(st);

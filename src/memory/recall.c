@@ -13,7 +13,7 @@
 #include "core/ids.h"
 #include "core/jsonutil.h"
 #include "core/log.h"
-#include "memory/content_words.h"
+#include "search/content_words.h"
 #include "search/engine.h"
 #include "store/memory_store.h"
 
@@ -218,7 +218,7 @@ static int run_search(store *db, const mem_config *cfg, const mem_search_req *re
                       search_result *res, char *note, size_t note_size, dbmcp_error *err)
 {
     char *content = NULL;
-    if (*mode != SEARCH_KEYWORD && !(content = mem_content_query(req->query)))
+    if (*mode != SEARCH_KEYWORD && !(content = content_query(req->query)))
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     search_request sr = {0};
     sr.query = *mode == SEARCH_VECTOR ? content : req->query;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/content_words.h"
 #include "search/textnorm.h"
 
 /* A growable output string. */
@@ -218,47 +219,51 @@ static size_t add_group(sbuf *b, const fts_query *q, fts_term_kind kind, const c
 
 /* The optional group: the optional terms joined by OR, a plain term that
  * the tokenizer splits into several tokens (a CJK run into bigrams,
- * "Caroline's", "e-mail") as one string per token, each token once. */
+ * "Caroline's", "e-mail") as one string per token, each token once. Plain
+ * function words ("what", "is", "wie"; search/content_words.h) are left
+ * out when the query has other words to search for. */
+typedef struct any_string {
+    char *key;    /* owned: the folded token (phrase: folded words) */
+    char *text;   /* owned: the input bytes that give it */
+    int function; /* a function word */
+} any_string;
+
 typedef struct any_group {
-    sbuf *b;
     const char *text; /* the term being split */
-    char **seen;      /* owned: folded tokens emitted so far */
-    size_t n_seen, cap_seen;
-    size_t emitted; /* strings written */
+    any_string *s;    /* owned: distinct strings in query order */
+    size_t n, cap;
     int oom;
 } any_group;
 
-static void any_add(any_group *g, const char *token, size_t len, const char *s, size_t n)
+static void any_add(any_group *g, const char *key, size_t len, const char *s, size_t n,
+                    int maybe_function)
 {
-    if (g->emitted >= FTS_QUERY_MAX_TOKENS)
+    if (g->n >= FTS_QUERY_MAX_TOKENS)
         return;
-    for (size_t i = 0; i < g->n_seen; i++)
-        if (strlen(g->seen[i]) == len && memcmp(g->seen[i], token, len) == 0)
+    int function = maybe_function && content_is_function_word(key, len);
+    for (size_t i = 0; i < g->n; i++)
+        if (strlen(g->s[i].key) == len && memcmp(g->s[i].key, key, len) == 0) {
+            g->s[i].function &= function; /* "the" then "\"the\"": searched */
             return;
-    if (g->n_seen == g->cap_seen) {
-        size_t cap = g->cap_seen ? g->cap_seen * 2 : 16;
-        char **grown = realloc(g->seen, cap * sizeof *grown);
+        }
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 16;
+        any_string *grown = realloc(g->s, cap * sizeof *grown);
         if (!grown) {
             g->oom = 1;
             return;
         }
-        g->seen = grown;
-        g->cap_seen = cap;
+        g->s = grown;
+        g->cap = cap;
     }
-    if (!(g->seen[g->n_seen] = strndup(token, len))) {
+    any_string a = {strndup(key, len), strndup(s, n), function};
+    if (!a.key || !a.text) {
+        free(a.key);
+        free(a.text);
         g->oom = 1;
         return;
     }
-    g->n_seen++;
-    if (g->emitted++)
-        sbuf_str(g->b, " OR ");
-    fts_term t = {FTS_TERM_ANY, 0, strndup(s, n)};
-    if (!t.text) {
-        g->oom = 1;
-        return;
-    }
-    add_string(g->b, &t);
-    free(t.text);
+    g->s[g->n++] = a;
 }
 
 /* Token callback: the input bytes of each token (not its colocated stems)
@@ -267,7 +272,7 @@ static int any_token(void *ctx, const char *t, size_t len, size_t start, size_t 
 {
     any_group *g = ctx;
     if (!colocated)
-        any_add(g, t, len, g->text + start, end - start);
+        any_add(g, t, len, g->text + start, end - start, 1);
     return g->oom;
 }
 
@@ -279,37 +284,53 @@ static int count_position(void *ctx, const char *t, size_t len, size_t start, si
     return *(int *)ctx > 1; /* two are enough to know */
 }
 
-static size_t add_any_group(sbuf *b, const fts_query *q, int *oom)
+static void any_collect(any_group *g, const fts_term *t)
 {
-    any_group g = {.b = b};
-    for (size_t i = 0; i < q->count && !g.oom; i++) {
-        const fts_term *t = &q->terms[i];
-        if (t->kind != FTS_TERM_ANY)
-            continue;
-        size_t len = strlen(t->text);
-        int tokens = 0;
-        if (!t->phrase)
-            text_tokenize(t->text, len, TEXT_LANG_NONE, count_position, &tokens);
-        if (tokens > 1) {
-            g.text = t->text;
-            if (text_tokenize(t->text, len, TEXT_LANG_NONE, any_token, &g) == DBMCP_ENOMEM)
-                g.oom = 1;
-            continue;
-        }
-        char *folded = text_fold(t->text, len);
-        if (!folded) {
-            g.oom = 1;
-            break;
-        }
-        /* A phrase is keyed by its folded words, so "a b" and "A  b" are one. */
-        any_add(&g, folded, strlen(folded), t->text, len);
-        free(folded);
+    size_t len = strlen(t->text);
+    int tokens = 0;
+    if (!t->phrase)
+        text_tokenize(t->text, len, TEXT_LANG_NONE, count_position, &tokens);
+    if (tokens > 1) {
+        g->text = t->text;
+        if (text_tokenize(t->text, len, TEXT_LANG_NONE, any_token, g) == DBMCP_ENOMEM)
+            g->oom = 1;
+        return;
     }
-    for (size_t i = 0; i < g.n_seen; i++)
-        free(g.seen[i]);
-    free(g.seen);
+    char *folded = text_fold(t->text, len);
+    if (!folded) {
+        g->oom = 1;
+        return;
+    }
+    /* A phrase is keyed by its folded words, so "a b" and "A  b" are one. */
+    any_add(g, folded, strlen(folded), t->text, len, !t->phrase);
+    free(folded);
+}
+
+/* Append the optional group; `others` tells whether the query has
+ * required words. Returns the number of strings written. */
+static size_t add_any_group(sbuf *b, const fts_query *q, int others, int *oom)
+{
+    any_group g = {0};
+    for (size_t i = 0; i < q->count && !g.oom; i++)
+        if (q->terms[i].kind == FTS_TERM_ANY)
+            any_collect(&g, &q->terms[i]);
+    for (size_t i = 0; i < g.n && !others; i++)
+        others = !g.s[i].function;
+    size_t emitted = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        if (others && g.s[i].function)
+            continue;
+        if (emitted++)
+            sbuf_str(b, " OR ");
+        add_string(b, &(fts_term){FTS_TERM_ANY, 0, g.s[i].text});
+    }
+    for (size_t i = 0; i < g.n; i++) {
+        free(g.s[i].key);
+        free(g.s[i].text);
+    }
+    free(g.s);
     *oom |= g.oom;
-    return g.emitted;
+    return emitted;
 }
 
 static const fts_term *first_of(const fts_query *q, fts_term_kind kind)
@@ -321,7 +342,8 @@ static const fts_term *first_of(const fts_query *q, fts_term_kind kind)
 }
 
 /* Writes the expression into b; *positive gets the number of phrases
- * before the excluded group. */
+ * before the excluded group, the repeat of the first required term
+ * (which only keeps the optional group true) not counted. */
 static void build_expression(sbuf *b, const fts_query *q, int *positive)
 {
     const fts_term *required = first_of(q, FTS_TERM_REQUIRED);
@@ -330,19 +352,22 @@ static void build_expression(sbuf *b, const fts_query *q, int *positive)
     if (excluded)
         sbuf_str(b, "(");
     if (!required) {
-        add_any_group(b, q, &oom);
+        add_any_group(b, q, 0, &oom);
+        *positive = (int)b->strings;
     } else {
         add_group(b, q, FTS_TERM_REQUIRED, " AND ");
+        *positive = (int)b->strings;
         if (first_of(q, FTS_TERM_ANY)) {
             sbuf_str(b, " AND (");
-            add_any_group(b, q, &oom);
-            sbuf_str(b, " OR ");
+            size_t optional = add_any_group(b, q, 1, &oom);
+            *positive = (int)b->strings;
+            if (optional)
+                sbuf_str(b, " OR ");
             add_string(b, required);
             sbuf_str(b, ")");
         }
     }
     b->oom |= oom;
-    *positive = (int)b->strings;
     if (excluded) {
         sbuf_str(b, ") NOT (");
         add_group(b, q, FTS_TERM_EXCLUDED, " OR ");

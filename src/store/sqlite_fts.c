@@ -124,8 +124,9 @@ static int count_hit(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx)
 }
 
 /* The idf of each of the first n phrases, as bm25() computes it:
- * ln((N - hits + 0.5) / (hits + 0.5)), at least 1e-6; 0 for a phrase no
- * row holds. */
+ * ln((N - hits + 0.5) / (hits + 0.5)), at least 1e-6. A phrase no row
+ * holds keeps its (high) idf: a question naming things the corpus never
+ * mentions is answered by none of its rows, and coverage should say so. */
 static coverage_idf *coverage_idf_new(const Fts5ExtensionApi *api, Fts5Context *fts, int n, int *rc)
 {
     coverage_idf *c = sqlite3_malloc64(sizeof *c + (size_t)n * (sizeof(double) + 1));
@@ -144,7 +145,7 @@ static coverage_idf *coverage_idf_new(const Fts5ExtensionApi *api, Fts5Context *
         double idf = log(((double)rows - (double)hits + 0.5) / ((double)hits + 0.5));
         /* A phrase no row holds weighs nothing: a word the corpus does not
          * know (a typo, a name never mentioned) must not lower every hit. */
-        c->idf[i] = hits == 0 ? 0 : idf > 0 ? idf : 1e-6;
+        c->idf[i] = idf > 0 ? idf : 1e-6;
         c->total += c->idf[i];
     }
     if (*rc != SQLITE_OK) {
@@ -156,10 +157,9 @@ static coverage_idf *coverage_idf_new(const Fts5ExtensionApi *api, Fts5Context *
 
 /* dbmcp_coverage(tbl [, n]): the share of the query's weight the current row
  * holds — the idf of the phrases among the first n of the MATCH expression
- * that occur in the row, over the idf of all first n that some row holds
- * (n absent, < 1 or beyond the phrase count: every phrase). 1.0 when the
- * row holds every known phrase, near 0 when it holds only words most rows
- * have. */
+ * that occur in the row, over the idf of all first n (n absent, < 1 or
+ * beyond the phrase count: every phrase). 1.0 when the row holds every
+ * phrase, near 0 when it holds only words most rows have. */
 static void coverage_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
                         int argc, sqlite3_value **argv)
 {

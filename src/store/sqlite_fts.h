@@ -29,7 +29,7 @@
 /* The auxiliary function dbmcp_coverage(tbl [, n]): for the current row of
  * a MATCH, the idf-weighted share of the first n phrases of the expression
  * (all when n is absent or < 1) that occur in the row, 0..1, with idf as
- * bm25() computes it (a phrase no row holds weighs 0):
+ * bm25() computes it:
  *
  *   SELECT rowid, bm25(t), dbmcp_coverage(t, 3) FROM t WHERE t MATCH :q
  *

@@ -265,7 +265,11 @@ static void test_expressions(void **state)
     expect_expression("+a b -c", 0, "(\"a\" AND (\"b\" OR \"a\")) NOT (\"c\")");
     expect_expression("a b", FTS_QUERY_ALL_TERMS, "\"a\" AND \"b\"");
     expect_expression("temp -5 e-mail", 0, "\"temp\" OR \"-5\" OR \"e\" OR \"mail\"");
-    expect_expression("a - b", 0, "\"a\" OR \"b\"");
+    expect_expression("x - y", 0, "\"x\" OR \"y\"");
+    /* Function words are left out when there is anything else to search. */
+    expect_expression("a - b", 0, "\"b\"");
+    expect_expression("what is it", 0, "\"what\" OR \"is\" OR \"it\"");
+    expect_expression("+Vertrag wie der", 0, "\"Vertrag\" AND (\"Vertrag\")");
     expect_expression("NEAR( col: *", 0, "\"NEAR(\" OR \"col:\"");
     expect_expression("x\"y", 0, "\"x\" OR \"y\"");
     /* A plain word the tokenizer splits is one optional string per token,
@@ -275,15 +279,15 @@ static void test_expressions(void **state)
     expect_expression("+東京都 -大阪府", 0, "(\"東京都\") NOT (\"大阪府\")");
     expect_expression("黑豹队的防守", 0,
                       "\"黑豹\" OR \"豹队\" OR \"队的\" OR \"的防\" OR \"防守\"");
-    expect_expression("What is Caroline's job?", 0,
-                      "\"What\" OR \"is\" OR \"Caroline\" OR \"s\" OR \"job?\"");
-    expect_expression("the cat THE \"The\"", 0, "\"the\" OR \"cat\"");
+    expect_expression("What is Caroline's job?", 0, "\"Caroline\" OR \"job?\"");
+    expect_expression("the cat THE", 0, "\"cat\"");
+    expect_expression("the cat \"The\"", 0, "\"the\" OR \"cat\""); /* quoted: searched */
     expect_expression("ｶﾀｶﾅ カタカナ", 0, "\"ｶﾀ\" OR \"ﾀｶ\" OR \"ｶﾅ\"");
     /* A NUL is white space, never the end of the string. */
     char *got;
     dbmcp_error err;
-    assert_int_equal(fts_query_build("a\0b", 3, 0, &got, NULL, &err), 0);
-    assert_string_equal(got, "\"a\" OR \"b\"");
+    assert_int_equal(fts_query_build("x\0y", 3, 0, &got, NULL, &err), 0);
+    assert_string_equal(got, "\"x\" OR \"y\"");
     free(got);
 }
 
@@ -412,8 +416,9 @@ static void test_coverage(void **state)
     assert_float_equal(coverage_of(db, "(\"apple\") NOT (\"cherry\")", 1, 1), 1.0, 1e-9);
     assert_float_equal(coverage_of(db, "\"apple\" OR \"date\"", 0, 3),
                        log(3.5 / 1.5) / (1e-6 + log(3.5 / 1.5)), 1e-9);
-    /* A word no row holds weighs nothing. */
-    assert_float_equal(coverage_of(db, "\"banana\" OR \"zzz\"", 0, 1), 1.0, 1e-9);
+    /* A word no row holds keeps its idf: no row answers that part. */
+    assert_float_equal(coverage_of(db, "\"banana\" OR \"zzz\"", 0, 1),
+                       log(3.5 / 1.5) / (log(3.5 / 1.5) + log(4.5 / 0.5)), 1e-9);
     /* The builder says how many phrases come before the excluded group. */
     char *match;
     int positive = -1;
@@ -423,7 +428,14 @@ static void test_coverage(void **state)
     assert_int_equal(positive, 2);
     free(match);
     assert_int_equal(fts_query_build("+a b 東京都", 14, 0, &match, &positive, &err), 0);
-    assert_int_equal(positive, 5); /* a AND (b OR 東京 OR 京都 OR a) */
+    assert_int_equal(positive, 4); /* a AND (b OR 東京 OR 京都 OR a): not the repeat */
+    free(match);
+    assert_int_equal(fts_query_build("how is the weather", 18, 0, &match, &positive, &err), 0);
+    assert_string_equal(match, "\"weather\"");
+    assert_int_equal(positive, 1);
+    free(match);
+    assert_int_equal(fts_query_build("what is it", 10, 0, &match, &positive, &err), 0);
+    assert_int_equal(positive, 3); /* only function words: every one counts */
     free(match);
     store_close(db);
 }

@@ -206,6 +206,12 @@ int search_mode_parse(const char *s)
     return -1;
 }
 
+double search_vector_weight_default(const char *kind)
+{
+    return kind && strcmp(kind, "http") == 0 ? SEARCH_WEIGHT_VECTOR_HTTP
+                                             : SEARCH_WEIGHT_VECTOR_BUILTIN;
+}
+
 const char *search_mode_name(search_mode m)
 {
     return m == SEARCH_VECTOR ? "vector" : m == SEARCH_KEYWORD ? "keyword" : "hybrid";

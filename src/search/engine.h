@@ -35,7 +35,8 @@
  *
  * Fusion: fuse_rrf over the lists that ran (weights weight_keyword,
  * weight_vector, constant rrf_k). Single-mode searches score 1/(rrf_k+rank)
- * with the same formula, so scores read alike in every mode.
+ * with the same formula, so scores read alike in every mode. Which weight
+ * an embedder deserves is the caller's choice (search_vector_weight).
  *
  * Relevance floor: every fused hit gets a relevance, 0..1 — the larger of
  * its keyword coverage (the idf-weighted share of the query's words it
@@ -128,6 +129,17 @@ typedef struct search_result {
 int search_run(store *db, const search_corpus *corpus, const search_request *req,
                search_result *out, dbmcp_error *err);
 void search_result_free(search_result *r);
+
+/* The RRF weight of the vector list for an embedder of this kind
+ * (embedder_kind) when no setting names one: the builtin lexical
+ * embedder knows only words and word parts, what BM25 already ranks
+ * better, so it gets SEARCH_WEIGHT_VECTOR_BUILTIN (measured on the tuning
+ * half of bench/retrieval); an http embedder (a semantic model) gets 1.0,
+ * the keyword list's weight. 0 means a hybrid search runs the keyword side
+ * alone. */
+#define SEARCH_WEIGHT_VECTOR_BUILTIN 0.0
+#define SEARCH_WEIGHT_VECTOR_HTTP 1.0
+double search_vector_weight_default(const char *kind);
 
 /* "hybrid" | "vector" | "keyword" → mode; -1 when unknown. */
 int search_mode_parse(const char *s);

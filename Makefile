@@ -26,7 +26,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair bench-vector bench-json-write clean
+.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair bench-vector bench-json-write bench-retrieval clean
 
 all: $(BUILD)/dbmcp
 
@@ -95,6 +95,11 @@ bench-vector: $(BUILD)/bench/vector_bench
 $(BUILD)/bench/vector_bench: bench/vector/vector_bench.c $(BUILD)/obj/core/vector.o $(BUILD)/obj/core/error.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# search_documents and memory_search on XQuAD, JSQuAD and LoCoMo beside stock FTS5 BM25
+# (data from bench/retrieval/extract.sh; about 15 minutes).
+bench-retrieval: all
+	@bench/retrieval/run.sh
 
 # json_write_compact against jansson's json_dumps on typical responses, in-process.
 bench-json-write: $(BUILD)/bench/json_write_bench

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int flags = data[0] & FTS_QUERY_ALL_TERMS;
     char *match = NULL;
     dbmcp_error err;
-    int rc = fts_query_build((const char *)data + 1, size - 1, flags, &match, &err);
+    int rc = fts_query_build((const char *)data + 1, size - 1, flags, &match, NULL, &err);
     if (rc) {
         if (rc >= 0 || match || !err.message[0] || !err.public_message[0])
             die("a failure must be negative, without output, with a message", err.message);

@@ -16,6 +16,7 @@
 
 #include "core/ids.h"
 #include "core/log.h"
+#include "search/engine.h"
 #include "memory/memory_internal.h"
 #include "store/memory_store.h"
 
@@ -63,7 +64,9 @@ void mem_config_default(mem_config *c)
     c->frequency_weight = 0.1;
     c->recency_weight = 0.3;
     c->rrf_k = 60;
-    c->vector_weight = 1.0;
+    c->vector_weight_builtin = MEM_VECTOR_WEIGHT_BUILTIN;
+    c->vector_weight_http = SEARCH_WEIGHT_VECTOR_HTTP;
+    c->min_relevance = MEM_MIN_RELEVANCE;
     c->max_results = 50;
     c->job_max_attempts = 8;
     c->job_backoff_s = 5;
@@ -121,7 +124,9 @@ static int config_row(void *ctx, store_stmt *row)
         {"frequency_weight", offsetof(mem_config, frequency_weight), 0, 10},
         {"recency_weight", offsetof(mem_config, recency_weight), 0, 1},
         {"rrf_k", offsetof(mem_config, rrf_k), 1, 10000},
-        {"vector_weight", offsetof(mem_config, vector_weight), 0, 100},
+        {"vector_weight.builtin", offsetof(mem_config, vector_weight_builtin), 0, 100},
+        {"vector_weight.http", offsetof(mem_config, vector_weight_http), 0, 100},
+        {"min_relevance", offsetof(mem_config, min_relevance), 0, 1},
         {"vector_refresh_s", offsetof(mem_config, vector_refresh_s), 0, 86400},
     };
     for (size_t i = 0; i < sizeof longs / sizeof longs[0]; i++)

@@ -68,6 +68,14 @@ int mem_scope_resolve(const char *key_user, const char *key_agent, const char *r
 
 /* --- settings -------------------------------------------------------------- */
 
+/* Recall defaults chosen on the tuning half of bench/retrieval (LoCoMo
+ * conversations 1-5): the builtin lexical embedder's list lowered hybrid
+ * recall at every weight tried (0.1 to 1), so hybrid recall is keyword
+ * recall with it; the floor is the largest in steps of 0.05 that cost at
+ * most 0.015 of recall@10. */
+#define MEM_VECTOR_WEIGHT_BUILTIN 0.0
+#define MEM_MIN_RELEVANCE 0.15
+
 typedef struct mem_config {
     long max_content_bytes;       /* memory.max_content_bytes (65536) */
     long session_idle_s;          /* memory.session_idle_s (1800): idle → expired */
@@ -78,14 +86,18 @@ typedef struct mem_config {
     long knowledge_retention_s;   /* memory.knowledge_retention_s (0 = keep by count only) */
     double half_life_s;           /* memory.recency_half_life_s (604800 = 7 d) */
     double frequency_weight;      /* memory.frequency_weight (0.1) */
-    double recency_weight;   /* memory.recency_weight (0.3): share of the score recency governs */
-    double rrf_k;            /* memory.rrf_k (60) */
-    double vector_weight;    /* memory.vector_weight (1.0); keyword list weight is 1 */
-    long max_results;        /* memory.max_results (50): cap of every search */
-    long job_max_attempts;   /* memory.job_max_attempts (8) */
-    long job_backoff_s;      /* memory.job_backoff_s (5): first retry delay, doubles */
-    double vector_refresh_s; /* memory.vector_refresh_s (10): how often new vectors are
-                                published to searches (each publication rebuilds the index) */
+    double recency_weight; /* memory.recency_weight (0.3): share of the score recency governs */
+    double rrf_k;          /* memory.rrf_k (60) */
+    double vector_weight_builtin; /* memory.vector_weight.builtin: RRF weight of the vector
+                                     list with the builtin lexical embedder (keyword: 1;
+                                     0 = keyword side alone) */
+    double vector_weight_http;    /* memory.vector_weight.http (1.0): with an http embedder */
+    double min_relevance;         /* memory.min_relevance: relevance floor 0..1 of recall */
+    long max_results;             /* memory.max_results (50): cap of every search */
+    long job_max_attempts;        /* memory.job_max_attempts (8) */
+    long job_backoff_s;           /* memory.job_backoff_s (5): first retry delay, doubles */
+    double vector_refresh_s;      /* memory.vector_refresh_s (10): how often new vectors are
+                                     published to searches (each publication rebuilds the index) */
 } mem_config;
 
 /* Defaults above. */

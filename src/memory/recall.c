@@ -13,7 +13,7 @@
 #include "core/ids.h"
 #include "core/jsonutil.h"
 #include "core/log.h"
-#include "memory/content_words.h"
+#include "search/content_words.h"
 #include "search/engine.h"
 #include "store/memory_store.h"
 
@@ -215,10 +215,23 @@ static int item_filter(const mem_search_req *req, mstore_item_filter *f)
  * fails (embedding service down) degrades to keywords with a note. */
 static int run_search(store *db, const mem_config *cfg, const mem_search_req *req,
                       search_mode *mode, embedder *emb, id_set *scope_ids, int k,
-                      search_result *res, char *note, size_t note_size, dbmcp_error *err)
+                      search_result *res, mem_hit_list *out, dbmcp_error *err)
 {
+    char *note = out->note;
+    size_t note_size = sizeof out->note;
+    int http = emb && strcmp(embedder_kind(emb), "http") == 0;
+    double weight = http ? cfg->vector_weight_http : cfg->vector_weight_builtin;
+    out->weight_vector = weight;
+    if (*mode == SEARCH_HYBRID && weight <= 0) {
+        /* Nothing to fuse: the keyword side alone, without embedding the query. */
+        *mode = SEARCH_KEYWORD;
+        snprintf(note, note_size,
+                 "vector side off: weight 0 for the %s embedder "
+                 "(setting memory.vector_weight.%s)",
+                 http ? "http" : "builtin", http ? "http" : "builtin");
+    }
     char *content = NULL;
-    if (*mode != SEARCH_KEYWORD && !(content = mem_content_query(req->query)))
+    if (*mode != SEARCH_KEYWORD && !(content = content_query(req->query)))
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     search_request sr = {0};
     sr.query = *mode == SEARCH_VECTOR ? content : req->query;
@@ -229,15 +242,17 @@ static int run_search(store *db, const mem_config *cfg, const mem_search_req *re
     sr.filter = in_scope;
     sr.filter_ctx = scope_ids;
     sr.emb = emb;
+    sr.min_relevance = out->min_relevance;
     if (*mode == SEARCH_HYBRID) {
         sr.candidates = SEARCH_MAX_K;
         sr.weight_keyword = 1.0;
-        sr.weight_vector = cfg->vector_weight > 0 ? cfg->vector_weight : 1e-9;
+        sr.weight_vector = weight;
         sr.rrf_k = cfg->rrf_k;
         sr.vector_optional = 1;
     }
     int rc = search_run(db, &memory_corpus, &sr, res, err);
     free(content);
+    out->below_floor = rc == 0 ? res->below_floor : 0;
     if (rc == 0 && res->vector_failed) {
         log_msg(LOG_WARN, "memory", "vector side failed (%s); keyword only", res->vector_error);
         snprintf(note, note_size, "vector search failed: keyword only");
@@ -246,15 +261,16 @@ static int run_search(store *db, const mem_config *cfg, const mem_search_req *re
     return rc;
 }
 
-/* Resolve, filter and weight the engine's hits into out. */
+/* Resolve, filter and weight the engine's hits into out; `model` (may be
+ * NULL) is the embedder's, for each hit's `embedded`. */
 static int collect(store *db, const mem_scope *scope, const mem_config *cfg,
-                   const mem_search_req *req, const search_result *res, mem_hit_list *out,
-                   dbmcp_error *err)
+                   const mem_search_req *req, const search_result *res, const char *model,
+                   mem_hit_list *out, dbmcp_error *err)
 {
     out->items = calloc(res->count ? res->count : 1, sizeof *out->items);
     if (!out->items)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    mstore_detail_filter f = {res->model[0] ? res->model : NULL, req->as_of, req->from, req->to};
+    mstore_detail_filter f = {model, req->as_of, req->from, req->to};
     mem_rank_params p = {cfg->half_life_s, cfg->recency_weight, cfg->frequency_weight};
     for (size_t i = 0; i < res->count; i++) {
         const search_hit *sh = &res->hits[i];
@@ -274,6 +290,8 @@ static int collect(store *db, const mem_scope *scope, const mem_config *cfg,
         h->bm25 = sh->bm25;
         h->vector_rank = sh->vector_rank;
         h->cosine = sh->vector_rank ? 1.0 - sh->distance : 0;
+        h->coverage = sh->coverage;
+        h->relevance = sh->relevance;
         if (req->no_weights) {
             h->score = (mem_rank_parts){sh->score, 1, 1, 1, sh->score};
         } else {
@@ -328,9 +346,9 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
         ek = SEARCH_MAX_K;
     search_result res = {0};
     search_mode smode = (search_mode)mode;
+    out->min_relevance = req->min_relevance >= 0 ? req->min_relevance : cfg->min_relevance;
     if (scope_ids.n)
-        rc = run_search(db, cfg, req, &smode, emb, &scope_ids, ek, &res, out->note,
-                        sizeof out->note, err);
+        rc = run_search(db, cfg, req, &smode, emb, &scope_ids, ek, &res, out, err);
     mode = (int)smode;
     free(scope_ids.ids);
     if (rc) {
@@ -343,7 +361,9 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
     out->keyword_candidates = res.keyword_count;
     out->vector_candidates = res.vector_count;
     out->vectors_total = res.vectors_total;
-    rc = collect(db, scope, cfg, req, &res, out, err);
+    /* With the vector side off the items still say whether they have a vector. */
+    const char *model = res.model[0] ? res.model : emb ? embedder_model(emb) : NULL;
+    rc = collect(db, scope, cfg, req, &res, model, out, err);
     search_result_free(&res);
     if (rc) {
         mem_hit_list_free(out);
@@ -396,9 +416,12 @@ json_t *mem_hit_json(const mem_hit *h)
     json_t *s = json_object();
     json_object_set_new(s, "final", json_real(h->score.final));
     json_object_set_new(s, "rrf", json_real(h->score.rrf));
+    json_object_set_new(s, "relevance", json_real(h->relevance));
     json_object_set_new(s, "keyword_rank", json_integer(h->keyword_rank));
-    if (h->keyword_rank)
+    if (h->keyword_rank) {
         json_object_set_new(s, "bm25", json_real(h->bm25));
+        json_object_set_new(s, "coverage", json_real(h->coverage));
+    }
     json_object_set_new(s, "vector_rank", json_integer(h->vector_rank));
     if (h->vector_rank)
         json_object_set_new(s, "cosine", json_real(h->cosine));

@@ -12,7 +12,12 @@
  * resolved to the row it came from (the newest message holding that text,
  * the episode, the knowledge version in force — or in force `as_of`),
  * filtered by time range, role, status, task type, category, session and
- * metadata, and weighted by status, recency and use frequency (rank.h). Items not yet
+ * metadata, and weighted by status, recency and use frequency (rank.h).
+ * The vector list's weight depends on the embedder's kind (settings
+ * memory.vector_weight.builtin / .http; 0 runs the keyword side alone);
+ * candidates below the relevance floor (memory.min_relevance, or the
+ * request's) are left out before ranking, so fewer hits come back rather
+ * than unrelated ones. Items not yet
  * embedded are still found by keyword. Every call is logged and the
  * returned items' use counters bumped.
  *
@@ -56,6 +61,7 @@ typedef struct mem_search_req {
     const json_t *metadata; /* borrowed object: every key must equal (top level) */
     int k;                  /* results wanted; capped by memory.max_results */
     int no_weights;         /* nonzero: rank by the fused score alone (benchmarks) */
+    double min_relevance;   /* relevance floor 0..1; < 0: the setting memory.min_relevance */
 } mem_search_req;
 
 typedef struct mem_hit {
@@ -69,8 +75,10 @@ typedef struct mem_hit {
     int embedded;     /* 1 when the item has a vector of the searched model */
     int keyword_rank; /* 0 = not a keyword candidate */
     double bm25;
-    int vector_rank; /* 0 = not a vector candidate */
-    double cosine;   /* 1 - distance when vector_rank */
+    int vector_rank;  /* 0 = not a vector candidate */
+    double cosine;    /* 1 - distance when vector_rank */
+    double coverage;  /* share of the query's idf weight the text holds, when keyword_rank */
+    double relevance; /* what the floor compares (search/engine.h) */
     double age_s;
     int64_t uses;
     mem_rank_parts score;
@@ -80,9 +88,12 @@ typedef struct mem_hit_list {
     mem_hit *items;
     size_t count;
     size_t keyword_candidates, vector_candidates, vectors_total;
-    char mode[16];   /* the mode that ran ("keyword" when no vectors could be used) */
-    char model[128]; /* embedder model searched, "" for keyword */
-    char note[160];  /* why the mode fell back, or "" */
+    char mode[16];        /* the mode that ran ("keyword" when no vectors could be used) */
+    char model[128];      /* embedder model searched, "" for keyword */
+    char note[160];       /* why the mode fell back, or "" */
+    double min_relevance; /* the floor applied */
+    size_t below_floor;   /* candidates left out under it */
+    double weight_vector; /* RRF weight of the vector list (hybrid), by embedder kind */
 } mem_hit_list;
 
 /* The process-wide embedder configured by the settings embed.* (opened on

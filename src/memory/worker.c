@@ -14,7 +14,7 @@
 #include "core/ids.h"
 #include "core/log.h"
 #include "memory/compact.h"
-#include "memory/content_words.h"
+#include "search/content_words.h"
 #include "memory/recall.h"
 #include "search/embed.h"
 #include "store/memory_store.h"
@@ -42,7 +42,7 @@ static int read_job(void *ctx, store_stmt *row)
     j->item_id = store_column_int(row, 0);
     j->user_id = strdup(store_column_text(row, 1));
     j->agent_id = strdup(store_column_text(row, 2));
-    j->text = mem_content_text(store_column_text(row, 3));
+    j->text = content_text(store_column_text(row, 3));
     j->attempts = (int)store_column_int(row, 4);
     b->n++;
     return b->n == JOB_BATCH;

@@ -52,6 +52,11 @@ const char *embedder_model(const embedder *e)
                                                                              : e->model_unknown;
 }
 
+const char *embedder_kind(const embedder *e)
+{
+    return strncmp(e->model_base, "http:", 5) == 0 ? "http" : "builtin";
+}
+
 int embedder_dim(const embedder *e)
 {
     return atomic_load_explicit(&((embedder *)e)->dim, memory_order_acquire);

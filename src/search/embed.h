@@ -62,6 +62,9 @@ void embedder_free(embedder *e);
 
 /* Stored model name (see above). Valid while e lives. */
 const char *embedder_model(const embedder *e);
+/* "builtin" or "http": what kind of ranking the vectors give (lexical or
+ * semantic), for the fusion weights (search_vector_weight, engine.h). */
+const char *embedder_kind(const embedder *e);
 /* Dimension; for http with dim 0 it is known after the first call (0 before). */
 int embedder_dim(const embedder *e);
 

@@ -206,6 +206,12 @@ int search_mode_parse(const char *s)
     return -1;
 }
 
+double search_vector_weight_default(const char *kind)
+{
+    return kind && strcmp(kind, "http") == 0 ? SEARCH_WEIGHT_VECTOR_HTTP
+                                             : SEARCH_WEIGHT_VECTOR_BUILTIN;
+}
+
 const char *search_mode_name(search_mode m)
 {
     return m == SEARCH_VECTOR ? "vector" : m == SEARCH_KEYWORD ? "keyword" : "hybrid";
@@ -215,7 +221,8 @@ const char *search_mode_name(search_mode m)
 
 typedef struct ranked {
     int64_t *ids;
-    double *scores;
+    double *scores;   /* bm25 (keyword) or cosine distance (vector) */
+    double *coverage; /* keyword side: dbmcp_coverage of each row */
     size_t count;
 } ranked;
 
@@ -223,6 +230,7 @@ static void ranked_free(ranked *r)
 {
     free(r->ids);
     free(r->scores);
+    free(r->coverage);
     memset(r, 0, sizeof *r);
 }
 
@@ -230,8 +238,9 @@ static int ranked_alloc(ranked *r, size_t n)
 {
     r->ids = malloc((n ? n : 1) * sizeof *r->ids);
     r->scores = malloc((n ? n : 1) * sizeof *r->scores);
+    r->coverage = malloc((n ? n : 1) * sizeof *r->coverage);
     r->count = 0;
-    return r->ids && r->scores ? 0 : DBMCP_ENOMEM;
+    return r->ids && r->scores && r->coverage ? 0 : DBMCP_ENOMEM;
 }
 
 /* The query text with the expansion terms appended as optional phrases
@@ -271,7 +280,8 @@ static int keyword_side(store *db, const search_corpus *c, const search_request 
         text = query_with_expansions(req);
     const char *q = text ? text : req->query;
     char *match = NULL;
-    int rc = fts_query_build(q, strlen(q), req->fts_flags, &match, err);
+    int positive = 0;
+    int rc = fts_query_build(q, strlen(q), req->fts_flags, &match, &positive, err);
     free(text);
     if (rc)
         return rc;
@@ -279,8 +289,9 @@ static int keyword_side(store *db, const search_corpus *c, const search_request 
         free(match);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
-    rc = search_index_keyword(db, c->fts_table, match, req->filter, req->filter_ctx, candidates,
-                              out->ids, out->scores, &out->count, req->cancelled, err);
+    rc = search_index_keyword(db, c->fts_table, match, positive, req->filter, req->filter_ctx,
+                              candidates, out->ids, out->scores, out->coverage, &out->count,
+                              req->cancelled, err);
     free(match);
     return rc;
 }
@@ -331,6 +342,18 @@ static int vector_side(store *db, const search_corpus *c, const search_request *
 
 /* --- fusion ------------------------------------------------------------------ */
 
+/* How much of the question a fused hit answers, 0..1: the larger of its
+ * keyword coverage and its cosine similarity, over the lists that ran. */
+static double hit_relevance(const search_hit *h, int keyword, int vector)
+{
+    double r = 0;
+    if (keyword && h->keyword_rank)
+        r = h->coverage;
+    if (vector && h->vector_rank && 1.0 - h->distance > r)
+        r = 1.0 - h->distance;
+    return r;
+}
+
 static int fuse_sides(const search_request *req, const ranked *kw, const ranked *vec,
                       search_result *out, dbmcp_error *err)
 {
@@ -350,24 +373,31 @@ static int fuse_sides(const search_request *req, const ranked *kw, const ranked 
     int n = fuse_rrf(lists, nl, req->rrf_k > 0 ? req->rrf_k : 60, &fused);
     if (n < 0)
         return dbmcp_error_set(err, n, "fusing the result lists failed");
-    size_t keep = (size_t)n < (size_t)req->k ? (size_t)n : (size_t)req->k;
-    out->hits = calloc(keep ? keep : 1, sizeof *out->hits);
+    size_t cap = (size_t)n < (size_t)req->k ? (size_t)n : (size_t)req->k;
+    out->hits = calloc(cap ? cap : 1, sizeof *out->hits);
     if (!out->hits) {
         free(fused);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < keep; i++) {
-        search_hit *h = &out->hits[i];
-        h->id = fused[i].id;
-        h->score = fused[i].score;
+    size_t keep = 0;
+    for (int i = 0; i < n && keep < cap; i++) {
+        search_hit h = {.id = fused[i].id, .score = fused[i].score};
         if (kw_list >= 0 && fused[i].rank[kw_list]) {
-            h->keyword_rank = fused[i].rank[kw_list];
-            h->bm25 = fused[i].raw[kw_list];
+            h.keyword_rank = fused[i].rank[kw_list];
+            h.bm25 = fused[i].raw[kw_list];
+            h.coverage = kw->coverage[h.keyword_rank - 1];
         }
         if (vec_list >= 0 && fused[i].rank[vec_list]) {
-            h->vector_rank = fused[i].rank[vec_list];
-            h->distance = fused[i].raw[vec_list];
+            h.vector_rank = fused[i].rank[vec_list];
+            h.distance = fused[i].raw[vec_list];
         }
+        h.relevance = hit_relevance(&h, kw != NULL, vec != NULL);
+        /* Below the floor: not shown, and the next hit above it moves up. */
+        if (h.relevance < req->min_relevance) {
+            out->below_floor++;
+            continue;
+        }
+        out->hits[keep++] = h;
     }
     out->count = keep;
     free(fused);

@@ -35,10 +35,20 @@
  *
  * Fusion: fuse_rrf over the lists that ran (weights weight_keyword,
  * weight_vector, constant rrf_k). Single-mode searches score 1/(rrf_k+rank)
- * with the same formula, so scores read alike in every mode. A hybrid
- * search with vector_optional set whose vector side fails (embedding
- * service down) returns the keyword side alone, scored the same way, with
- * vector_failed and vector_error set instead of failing.
+ * with the same formula, so scores read alike in every mode. Which weight
+ * an embedder deserves is the caller's choice (search_vector_weight).
+ *
+ * Relevance floor: every fused hit gets a relevance, 0..1 — the larger of
+ * its keyword coverage (the idf-weighted share of the query's words it
+ * holds, dbmcp_coverage in store/sqlite_fts.h) and its cosine similarity
+ * to the query, over the sides that ran. Hits below min_relevance are
+ * skipped (counted in below_floor) and the next hits above it move up, so
+ * a search returns fewer hits rather than ones that share only a common
+ * word with the question.
+ *
+ * A hybrid search with vector_optional set whose vector side fails
+ * (embedding service down) returns the keyword side alone, scored the same
+ * way, with vector_failed and vector_error set instead of failing.
  *
  * Errors: query syntax errors of fts_query (DBMCP_EINVAL/ETOOBIG, messages
  * fit for the agent), embedder errors, store errors. Thread-safety: any
@@ -88,6 +98,7 @@ typedef struct search_request {
     embedder *emb;                 /* required unless mode == SEARCH_KEYWORD */
     int vector_optional;           /* hybrid: a failing vector side degrades to keyword */
     atomic_int *cancelled;         /* stop early when it becomes nonzero; may be NULL */
+    double min_relevance;          /* relevance floor 0..1; 0 = none */
 } search_request;
 
 typedef struct search_hit {
@@ -97,6 +108,8 @@ typedef struct search_hit {
     double bm25;      /* FTS5 bm25() of the item (smaller is better) when keyword_rank */
     int vector_rank;  /* 1-based rank among vector candidates; 0 = absent */
     double distance;  /* cosine distance (0..2) when vector_rank */
+    double coverage;  /* share of the query's idf weight the item holds, when keyword_rank */
+    double relevance; /* what the floor compares: max(coverage, 1 - distance), 0..1 */
 } search_hit;
 
 typedef struct search_result {
@@ -105,6 +118,7 @@ typedef struct search_result {
     size_t keyword_count;   /* keyword candidates found (after the filter) */
     size_t vector_count;    /* vector candidates found (after the filter) */
     size_t vectors_total;   /* rows in the vector index searched (model + dim) */
+    size_t below_floor;     /* hits skipped under min_relevance before k were found */
     char model[128];        /* embedder model searched ("" for keyword mode) */
     int vector_failed;      /* vector_optional: the vector side failed, keyword only */
     char vector_error[256]; /* why (operator message), when vector_failed */
@@ -115,6 +129,17 @@ typedef struct search_result {
 int search_run(store *db, const search_corpus *corpus, const search_request *req,
                search_result *out, dbmcp_error *err);
 void search_result_free(search_result *r);
+
+/* The RRF weight of the vector list for an embedder of this kind
+ * (embedder_kind) when no setting names one: the builtin lexical
+ * embedder knows only words and word parts, what BM25 already ranks
+ * better, so it gets SEARCH_WEIGHT_VECTOR_BUILTIN (measured on the tuning
+ * half of bench/retrieval); an http embedder (a semantic model) gets 1.0,
+ * the keyword list's weight. 0 means a hybrid search runs the keyword side
+ * alone. */
+#define SEARCH_WEIGHT_VECTOR_BUILTIN 0.0
+#define SEARCH_WEIGHT_VECTOR_HTTP 1.0
+double search_vector_weight_default(const char *kind);
 
 /* "hybrid" | "vector" | "keyword" → mode; -1 when unknown. */
 int search_mode_parse(const char *s);

@@ -15,13 +15,15 @@
 #include <string.h>
 
 #include "core/textnorm.h"
+#include "search/content_words.h"
 
 /* A growable output string. */
 typedef struct sbuf {
-    char *s;    /* owned, NUL-terminated */
-    size_t len; /* bytes used, without the NUL */
-    size_t cap; /* bytes allocated */
-    int oom;    /* an append failed */
+    char *s;        /* owned, NUL-terminated */
+    size_t len;     /* bytes used, without the NUL */
+    size_t cap;     /* bytes allocated */
+    size_t strings; /* FTS5 strings (phrases) written */
+    int oom;        /* an append failed */
 } sbuf;
 
 static void sbuf_add(sbuf *b, const char *s, size_t n)
@@ -194,6 +196,7 @@ int fts_query_parse(const char *query, size_t n, int flags, fts_query *out, dbmc
 /* Append term t as an FTS5 string. */
 static void add_string(sbuf *b, const fts_term *t)
 {
+    b->strings++;
     sbuf_add(b, "\"", 1);
     for (const char *p = t->text; *p; p++)
         sbuf_add(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
@@ -214,6 +217,122 @@ static size_t add_group(sbuf *b, const fts_query *q, fts_term_kind kind, const c
     return k;
 }
 
+/* The optional group: the optional terms joined by OR, a plain term that
+ * the tokenizer splits into several tokens (a CJK run into bigrams,
+ * "Caroline's", "e-mail") as one string per token, each token once. Plain
+ * function words ("what", "is", "wie"; search/content_words.h) are left
+ * out when the query has other words to search for. */
+typedef struct any_string {
+    char *key;    /* owned: the folded token (phrase: folded words) */
+    char *text;   /* owned: the input bytes that give it */
+    int function; /* a function word */
+} any_string;
+
+typedef struct any_group {
+    const char *text; /* the term being split */
+    any_string *s;    /* owned: distinct strings in query order */
+    size_t n, cap;
+    int oom;
+} any_group;
+
+static void any_add(any_group *g, const char *key, size_t len, const char *s, size_t n,
+                    int maybe_function)
+{
+    if (g->n >= FTS_QUERY_MAX_TOKENS)
+        return;
+    int function = maybe_function && content_is_function_word(key, len);
+    for (size_t i = 0; i < g->n; i++)
+        if (strlen(g->s[i].key) == len && memcmp(g->s[i].key, key, len) == 0) {
+            g->s[i].function &= function; /* "the" then "\"the\"": searched */
+            return;
+        }
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 16;
+        any_string *grown = realloc(g->s, cap * sizeof *grown);
+        if (!grown) {
+            g->oom = 1;
+            return;
+        }
+        g->s = grown;
+        g->cap = cap;
+    }
+    any_string a = {strndup(key, len), strndup(s, n), function};
+    if (!a.key || !a.text) {
+        free(a.key);
+        free(a.text);
+        g->oom = 1;
+        return;
+    }
+    g->s[g->n++] = a;
+}
+
+/* Token callback: the input bytes of each token (not its colocated stems)
+ * become one string; re-tokenised they give that token again. */
+static int any_token(void *ctx, const char *t, size_t len, size_t start, size_t end, int colocated)
+{
+    any_group *g = ctx;
+    if (!colocated)
+        any_add(g, t, len, g->text + start, end - start, 1);
+    return g->oom;
+}
+
+static int count_position(void *ctx, const char *t, size_t len, size_t start, size_t end,
+                          int colocated)
+{
+    (void)t, (void)len, (void)start, (void)end;
+    *(int *)ctx += !colocated;
+    return *(int *)ctx > 1; /* two are enough to know */
+}
+
+static void any_collect(any_group *g, const fts_term *t)
+{
+    size_t len = strlen(t->text);
+    int tokens = 0;
+    if (!t->phrase)
+        text_tokenize(t->text, len, TEXT_LANG_NONE, count_position, &tokens);
+    if (tokens > 1) {
+        g->text = t->text;
+        if (text_tokenize(t->text, len, TEXT_LANG_NONE, any_token, g) == DBMCP_ENOMEM)
+            g->oom = 1;
+        return;
+    }
+    char *folded = text_fold(t->text, len);
+    if (!folded) {
+        g->oom = 1;
+        return;
+    }
+    /* A phrase is keyed by its folded words, so "a b" and "A  b" are one. */
+    any_add(g, folded, strlen(folded), t->text, len, !t->phrase);
+    free(folded);
+}
+
+/* Append the optional group; `others` tells whether the query has
+ * required words. Returns the number of strings written. */
+static size_t add_any_group(sbuf *b, const fts_query *q, int others, int *oom)
+{
+    any_group g = {0};
+    for (size_t i = 0; i < q->count && !g.oom; i++)
+        if (q->terms[i].kind == FTS_TERM_ANY)
+            any_collect(&g, &q->terms[i]);
+    for (size_t i = 0; i < g.n && !others; i++)
+        others = !g.s[i].function;
+    size_t emitted = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        if (others && g.s[i].function)
+            continue;
+        if (emitted++)
+            sbuf_str(b, " OR ");
+        add_string(b, &(fts_term){FTS_TERM_ANY, 0, g.s[i].text});
+    }
+    for (size_t i = 0; i < g.n; i++) {
+        free(g.s[i].key);
+        free(g.s[i].text);
+    }
+    free(g.s);
+    *oom |= g.oom;
+    return emitted;
+}
+
 static const fts_term *first_of(const fts_query *q, fts_term_kind kind)
 {
     for (size_t i = 0; i < q->count; i++)
@@ -222,24 +341,33 @@ static const fts_term *first_of(const fts_query *q, fts_term_kind kind)
     return NULL;
 }
 
-static void build_expression(sbuf *b, const fts_query *q)
+/* Writes the expression into b; *positive gets the number of phrases
+ * before the excluded group, the repeat of the first required term
+ * (which only keeps the optional group true) not counted. */
+static void build_expression(sbuf *b, const fts_query *q, int *positive)
 {
     const fts_term *required = first_of(q, FTS_TERM_REQUIRED);
     int excluded = first_of(q, FTS_TERM_EXCLUDED) != NULL;
+    int oom = 0;
     if (excluded)
         sbuf_str(b, "(");
     if (!required) {
-        add_group(b, q, FTS_TERM_ANY, " OR ");
+        add_any_group(b, q, 0, &oom);
+        *positive = (int)b->strings;
     } else {
         add_group(b, q, FTS_TERM_REQUIRED, " AND ");
+        *positive = (int)b->strings;
         if (first_of(q, FTS_TERM_ANY)) {
             sbuf_str(b, " AND (");
-            add_group(b, q, FTS_TERM_ANY, " OR ");
-            sbuf_str(b, " OR ");
+            size_t optional = add_any_group(b, q, 1, &oom);
+            *positive = (int)b->strings;
+            if (optional)
+                sbuf_str(b, " OR ");
             add_string(b, required);
             sbuf_str(b, ")");
         }
     }
+    b->oom |= oom;
     if (excluded) {
         sbuf_str(b, ") NOT (");
         add_group(b, q, FTS_TERM_EXCLUDED, " OR ");
@@ -247,20 +375,26 @@ static void build_expression(sbuf *b, const fts_query *q)
     }
 }
 
-int fts_query_build(const char *query, size_t n, int flags, char **match, dbmcp_error *err)
+int fts_query_build(const char *query, size_t n, int flags, char **match, int *positive,
+                    dbmcp_error *err)
 {
     *match = NULL;
+    int counted = 0;
+    if (positive)
+        *positive = 0;
     fts_query q;
     int rc = fts_query_parse(query, n, flags, &q, err);
     if (rc)
         return rc;
     sbuf b = {0};
-    build_expression(&b, &q);
+    build_expression(&b, &q, &counted);
     fts_query_free(&q);
     if (b.oom) {
         free(b.s);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
     *match = b.s;
+    if (positive)
+        *positive = counted;
     return 0;
 }

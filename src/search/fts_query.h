@@ -15,6 +15,26 @@
  *                        a digit is part of the word ("-5"), and a '-'
  *                        inside a word is not an operator ("e-mail").
  *
+ * A plain optional word (not quoted, no operator) that the tokenizer
+ * splits into several tokens counts as one optional term per token: a
+ * Chinese or Japanese run becomes its character bigrams, "Caroline's"
+ * becomes caroline OR s, "e-mail" e OR mail. So a question written
+ * without spaces ("黑豹队的防守丢了多少分") matches on its bigrams and
+ * BM25 ranks the rows holding more (and rarer) of them first, instead of
+ * asking for the whole question as one phrase, which no row contains.
+ * Quoted ("東京都") or with + or - such a word stays one phrase: its
+ * tokens adjacent, in order. Each optional token is emitted once (folded
+ * form), at most FTS_QUERY_MAX_TOKENS of them; later ones are dropped.
+ *
+ * A plain optional function word — "the", "is", "what", "how", "der",
+ * "wie" (the English and German list of search/content_words.h) — is left
+ * out when the query has any other word to search for: it matches nearly
+ * every row, and question words, rare in documents, gave a passage that
+ * shares only "how" and "did" with a question a high BM25 (measured in
+ * bench/retrieval: LoCoMo tuning half MRR 0.416 with them, 0.465
+ * without). A query of function words only keeps them; quoted, a
+ * function word is always searched ("\"the who\"").
+ *
  * Everything else is text. FTS5 operators and punctuation (AND, OR, NOT,
  * NEAR(...), '*', '^', ':', '(', ')', '{', '}') are never operators: each
  * term is emitted as an FTS5 string ("..." with '"' doubled), and the FTS5
@@ -23,7 +43,8 @@
  * white space (any Unicode space or control character) and by '"'. A term
  * with no searchable word in it (only punctuation, say) is dropped.
  *
- * The generated expression, for required R, optional O and excluded E:
+ * The generated expression, for required R, optional O (after the split
+ * above) and excluded E:
  *   only optional:        O1 OR O2 ...
  *   with required:        R1 AND R2 ... [AND (O1 OR ... OR R1)]
  *                         (the optional group holds R1 too, so it is always
@@ -53,6 +74,7 @@
 
 #define FTS_QUERY_MAX_BYTES 4096
 #define FTS_QUERY_MAX_TERMS 64
+#define FTS_QUERY_MAX_TOKENS 256 /* optional strings in one expression, after splitting */
 
 /* Flags for fts_query_build / fts_query_parse. */
 #define FTS_QUERY_ALL_TERMS 0x1 /* plain terms are required (AND), not OR */
@@ -82,8 +104,11 @@ void fts_query_free(fts_query *q);
 
 /* Build the FTS5 MATCH expression for query[0..n): a new NUL-terminated
  * string in *match, to be bound as a parameter of `tbl MATCH :q` (never
- * pasted into SQL). Returns 0 or the errors of fts_query_parse; *match is
- * NULL on failure. */
-int fts_query_build(const char *query, size_t n, int flags, char **match, dbmcp_error *err);
+ * pasted into SQL). *positive (may be NULL) gets the number of phrases
+ * before the excluded group — the ones a matching row can hold, for
+ * dbmcp_coverage (store/sqlite_fts.h). Returns 0 or the errors of
+ * fts_query_parse; *match is NULL on failure. */
+int fts_query_build(const char *query, size_t n, int flags, char **match, int *positive,
+                    dbmcp_error *err);
 
 #endif

@@ -78,8 +78,8 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
                                     " WHERE%s",
                                     NULL},
     [DIALECT_FTS_KEYWORD_SEARCH] = {"keyword search",
-                                    "SELECT rowid, bm25(%1$s) FROM %1$s WHERE %1$s MATCH :q"
-                                    " ORDER BY 2, 1",
+                                    "SELECT rowid, bm25(%1$s), dbmcp_coverage(%1$s, :n)"
+                                    " FROM %1$s WHERE %1$s MATCH :q ORDER BY 2, 1",
                                     NULL},
 };
 

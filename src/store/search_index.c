@@ -63,9 +63,10 @@ int search_index_bump(store *db, const char *key, dbmcp_error *err)
     return rc < 0 ? rc : 0;
 }
 
-int search_index_keyword(store *db, const char *fts_table, const char *match,
+int search_index_keyword(store *db, const char *fts_table, const char *match, int positive,
                          int (*keep)(void *ctx, int64_t id), void *ctx, size_t max, int64_t *ids,
-                         double *scores, size_t *n, atomic_int *cancelled, dbmcp_error *err)
+                         double *scores, double *coverage, size_t *n, atomic_int *cancelled,
+                         dbmcp_error *err)
 {
     *n = 0;
     int rc = check_name(fts_table, err);
@@ -77,6 +78,7 @@ int search_index_keyword(store *db, const char *fts_table, const char *match,
     store_stmt *st;
     if ((rc = store_prepare(db, sql, &st, err)))
         return rc;
+    store_bind_int(st, ":n", positive);
     store_bind_text(st, ":q", match);
     while (*n < max) {
         if (cancelled && *cancelled) {
@@ -91,6 +93,8 @@ int search_index_keyword(store *db, const char *fts_table, const char *match,
             continue;
         ids[*n] = id;
         scores[*n] = store_column_double(st, 1);
+        if (coverage)
+            coverage[*n] = store_column_double(st, 2);
         (*n)++;
     }
     store_finalize(st);

@@ -28,12 +28,14 @@ int search_index_bump(store *db, const char *key, dbmcp_error *err);
 
 /* Keyword candidates: rows of fts_table MATCH match, best bm25 first. For
  * each row, keep(ctx, rowid) (NULL keeps all) decides; kept rows go to
- * ids/scores (bm25 values) until max are kept. *n gets the count. A MATCH
- * expression FTS5 refuses is DBMCP_EINVAL. cancelled (may be NULL) stops
- * the scan with DBMCP_ETIMEOUT. */
-int search_index_keyword(store *db, const char *fts_table, const char *match,
+ * ids/scores (bm25 values) and coverage (dbmcp_coverage over the first
+ * `positive` phrases, 0..1; store/sqlite_fts.h) until max are kept. *n
+ * gets the count. A MATCH expression FTS5 refuses is DBMCP_EINVAL.
+ * cancelled (may be NULL) stops the scan with DBMCP_ETIMEOUT. */
+int search_index_keyword(store *db, const char *fts_table, const char *match, int positive,
                          int (*keep)(void *ctx, int64_t id), void *ctx, size_t max, int64_t *ids,
-                         double *scores, size_t *n, atomic_int *cancelled, dbmcp_error *err);
+                         double *scores, double *coverage, size_t *n, atomic_int *cancelled,
+                         dbmcp_error *err);
 
 /* Call fn(ctx, item_id, vec) for every row of vec_table with this model
  * and dim; vec points to dim floats, suitably aligned, valid during the

@@ -26,9 +26,21 @@
 /* The tokenizer's name in CREATE VIRTUAL TABLE … tokenize = '…'. */
 #define SQLITE_FTS_TOKENIZER "dbmcp"
 
-/* Register the "dbmcp" tokenizer on db (store_open does this for every
- * handle). Returns an SQLite result code; SQLITE_ERROR when this SQLite
- * has no FTS5. */
+/* The auxiliary function dbmcp_coverage(tbl [, n]): for the current row of
+ * a MATCH, the idf-weighted share of the first n phrases of the expression
+ * (all when n is absent or < 1) that occur in the row, 0..1, with idf as
+ * bm25() computes it:
+ *
+ *   SELECT rowid, bm25(t), dbmcp_coverage(t, 3) FROM t WHERE t MATCH :q
+ *
+ * bm25 orders the rows of one query; coverage says how much of the query
+ * a row holds, comparable across queries (search/engine.h's relevance
+ * floor). */
+#define SQLITE_FTS_COVERAGE "dbmcp_coverage"
+
+/* Register the "dbmcp" tokenizer and dbmcp_coverage() on db (store_open
+ * does this for every handle). Returns an SQLite result code;
+ * SQLITE_ERROR when this SQLite has no FTS5. */
 int sqlite_fts_register(sqlite3 *db);
 
 #endif

@@ -195,10 +195,15 @@ static int tool_save_episode(tool_env *env, const json_t *args, tool_output *out
                   env, 1);
 }
 
-/* Shared by the search tools: run req, render the hits. */
-static int run_search(tool_env *env, mem_call *c, mem_search_req *req, tool_output *out,
-                      dbmcp_error *err)
+/* Shared by the search tools: run req, render the hits. The floor is the
+ * argument min_relevance when given, else the setting. */
+static int run_search(tool_env *env, mem_call *c, const json_t *args, mem_search_req *req,
+                      tool_output *out, dbmcp_error *err)
 {
+    const json_t *floor = json_object_get(args, "min_relevance");
+    req->min_relevance = json_is_number(floor) ? json_number_value(floor) : -1;
+    if (req->min_relevance > 1)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "min_relevance: must be a number from 0 to 1");
     mem_hit_list l;
     int rc = mem_search(c->db, &c->scope, &c->cfg, req, &l, err);
     if (rc)
@@ -211,9 +216,11 @@ static int run_search(tool_env *env, mem_call *c, mem_search_req *req, tool_outp
             json_object_set_new(h, "text", capped(l.items[i].text, &cut));
         json_array_append_new(hits, h);
     }
-    json_t *r = json_pack("{s:o, s:s, s:s, s:I, s:I, s:b}", "hits", hits, "mode", l.mode, "model",
-                          l.model, "keyword_candidates", (json_int_t)l.keyword_candidates,
-                          "vector_candidates", (json_int_t)l.vector_candidates, "truncated", cut);
+    json_t *r =
+        json_pack("{s:o, s:s, s:s, s:I, s:I, s:f, s:I, s:b}", "hits", hits, "mode", l.mode, "model",
+                  l.model, "keyword_candidates", (json_int_t)l.keyword_candidates,
+                  "vector_candidates", (json_int_t)l.vector_candidates, "min_relevance",
+                  l.min_relevance, "below_floor", (json_int_t)l.below_floor, "truncated", cut);
     if (l.note[0])
         json_object_set_new(r, "note", json_string(l.note));
     size_t n = l.count;
@@ -271,7 +278,7 @@ static int tool_search_episodes(tool_env *env, const json_t *args, tool_output *
         req.task_type = json_get_str(args, "task_type");
         req.k = limit;
         req.metadata = json_object_get(args, "metadata");
-        return run_search(env, &c, &req, out, err);
+        return run_search(env, &c, args, &req, out, err);
     }
     double t0 = ids_monotonic_ms();
     episode_rows e = {json_array(), 0};
@@ -396,7 +403,7 @@ static int tool_search_knowledge(tool_env *env, const json_t *args, tool_output 
     req.category = json_get_str(args, "category");
     req.metadata = json_object_get(args, "metadata");
     req.k = int_arg(args, "limit", 10);
-    return run_search(env, &c, &req, out, err);
+    return run_search(env, &c, args, &req, out, err);
 }
 
 static int tool_forget_knowledge(tool_env *env, const json_t *args, tool_output *out,
@@ -450,7 +457,7 @@ static int tool_memory_search(tool_env *env, const json_t *args, tool_output *ou
     req.session_id = json_get_str(args, "session_id");
     req.metadata = json_object_get(args, "metadata");
     req.k = int_arg(args, "limit", 10);
-    return run_search(env, &c, &req, out, err);
+    return run_search(env, &c, args, &req, out, err);
 }
 
 /* --- links and the graph --------------------------------------------------------------------- */

@@ -409,6 +409,22 @@ expect "every metadata key must match" is 'r.hits.length===1 && r.hits[0].text.i
 call hank memory_search '{"query":"invoice","metadata":{"project":"gamma"}}'
 expect "a filter nothing matches returns no hits" is 'r.hits.length===0'
 
+# The relevance floor: the 59 "invoice N" messages hold only the word that
+# every message has; the question is about the beta invoices sent to Bremen.
+call hank memory_search '{"query":"which invoice was sent to Bremen with the delivery notes","min_relevance":0}'
+expect "without a floor, limit hits come back, padding included" \
+  is 'r.hits.length===10 && r.below_floor===0 && r.min_relevance===0'
+call hank memory_search '{"query":"which invoice was sent to Bremen with the delivery notes"}'
+expect "the default floor leaves out what shares only a common word, and says so" \
+  is 'r.hits.length===3 && r.hits.every(h=>h.metadata.project==="beta" && h.scores.relevance>=r.min_relevance) && r.below_floor>0 && r.min_relevance>0'
+set_setting memory.min_relevance 0
+call hank memory_search '{"query":"which invoice was sent to Bremen with the delivery notes"}'
+expect "the setting memory.min_relevance changes the default floor" \
+  is 'r.hits.length===10 && r.min_relevance===0'
+sql "DELETE FROM dbmcp_settings WHERE key = 'memory.min_relevance'"
+call hank memory_search '{"query":"invoice","min_relevance":1.5}'
+expect "min_relevance above 1 is refused" fails_with "min_relevance"
+
 # --- LLM summaries at compaction (scripted provider: tests/stub/openai-stub.mjs) ----------------
 
 DB="$WORK/summary.db"
@@ -497,6 +513,10 @@ no_jobs() { [ "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")" = 0 ]; }
 wait_until no_jobs
 expect "after the restart every pending job completed" \
   test "$(sql "SELECT count(*) FROM dbmcp_mem_jobs")/$(sql "SELECT count(*) FROM dbmcp_mem_vectors")/$(sql "SELECT count(*) FROM dbmcp_mem_items")" = "0/20/20"
+http "$KEY" memory_search '{"query":"locker 7 code"}'
+expect "with the builtin embedder, hybrid recall is keyword recall by default (its weight is 0)" \
+  is 'r.hits[0].embedded===true && r.mode==="keyword" && r.note.includes("memory.vector_weight.builtin") && r.hits.every(h=>h.scores.vector_rank===0)'
+set_setting memory.vector_weight.builtin 1
 http "$KEY" memory_search '{"query":"locker 7 code"}'
 expect "recall now uses the vectors too" is 'r.hits[0].embedded===true && r.hits.some(h=>h.scores.vector_rank>0) && r.mode==="hybrid"'
 stop_server TERM

@@ -11,6 +11,9 @@
 //   expect_first  the document URI of the first result
 //   only          every result's document must be one of these
 //   expect_none   no result at all
+//   max_results   at most this many results (the relevance floor left the rest out)
+//   min_results   at least this many
+//   min_relevance passed on as the argument
 // Prints "ok"/"FAIL" per case and mode, then "N passed, M failed"; exits 1
 // on any failure. Adding a case never needs a change here.
 import { execFileSync } from "node:child_process";
@@ -40,6 +43,10 @@ function check(c, res) {
     return `first is ${docs[0]}, want ${c.expect_first} (${docs.join(" ")})`;
   for (const d of docs)
     if (c.only && !c.only.includes(d)) return `${d} is outside ${c.only.join(", ")}`;
+  if (c.max_results !== undefined && docs.length > c.max_results)
+    return `${docs.length} results, want at most ${c.max_results}`;
+  if (c.min_results !== undefined && docs.length < c.min_results)
+    return `${docs.length} results, want at least ${c.min_results}`;
   if (!docs.length) return "no results";
   return null;
 }
@@ -50,6 +57,7 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
     const args = { query: c.query, k: c.k ?? 5, mode };
     if (c.filters) args.filters = c.filters;
     if (c.expand) args.expand = true;
+    if (c.min_relevance !== undefined) args.min_relevance = c.min_relevance;
     const why = check(c, call(c.interface ?? "document_analysis", args));
     const name = `${file.replace(/\.json$/, "")} [${mode}]`;
     if (why) {

@@ -415,6 +415,62 @@ static void test_filter(void **state)
     }
 }
 
+/* The relevance floor: hits that hold too little of the question are left
+ * out and counted, the others keep their order; 0 keeps every match. */
+static void test_relevance_floor(void **state)
+{
+    temp_db *t = *state;
+    assert_int_equal(
+        ingest_text(t, "a.txt", "Overtime premium in Bavaria is paid monthly.\n", NULL), 0);
+    assert_int_equal(ingest_text(t, "b.txt", "The contract is signed.\n", NULL), 0);
+    assert_int_equal(ingest_text(t, "c.txt", "Holidays are agreed per contract.\n", NULL), 0);
+    assert_int_equal(ingest_text(t, "d.txt", "Weekly hours are 38.\n", NULL), 0);
+    search_corpus c = {DOCS_FTS_TABLE, DOCS_VEC_TABLE, DOCS_VERSION_KEY};
+    double floors[] = {0, 0.5};
+    size_t counts[2];
+    for (int f = 0; f < 2; f++) {
+        search_request req = {0};
+        req.query = "overtime premium contract";
+        req.mode = SEARCH_KEYWORD;
+        req.k = 5;
+        req.min_relevance = floors[f];
+        search_result res;
+        dbmcp_error err;
+        assert_int_equal(search_run(t->db, &c, &req, &res, &err), 0);
+        assert_true(res.count >= 1);
+        assert_int_equal(res.hits[0].id, 1); /* the chunk of a.txt */
+        /* idf: overtime, premium ln(3.5/1.5) each, contract (2 of 4 rows)
+         * 1e-6: a.txt holds nearly all of the query, b and c almost none. */
+        assert_float_equal(res.hits[0].coverage, 1.0, 1e-5);
+        assert_true(res.hits[0].relevance == res.hits[0].coverage);
+        for (size_t i = 1; i < res.count; i++)
+            assert_true(res.hits[i].coverage < res.hits[0].coverage);
+        counts[f] = res.count;
+        if (f == 1) {
+            assert_int_equal(res.count, 1);
+            assert_int_equal(res.below_floor, counts[0] - 1);
+        } else {
+            assert_int_equal(res.below_floor, 0);
+        }
+        search_result_free(&res);
+    }
+    assert_int_equal(counts[0], 3); /* "contract" matches b and c: padding without a floor */
+    /* Vector mode: relevance is the cosine similarity. */
+    search_request req = {0};
+    req.query = "overtime premium Bavaria";
+    req.mode = SEARCH_VECTOR;
+    req.k = 4;
+    req.emb = t->emb;
+    req.min_relevance = 0.3;
+    search_result res;
+    dbmcp_error err;
+    assert_int_equal(search_run(t->db, &c, &req, &res, &err), 0);
+    assert_int_equal(res.count, 1);
+    assert_float_equal(res.hits[0].relevance, 1.0 - res.hits[0].distance, 1e-12);
+    assert_int_equal(res.below_floor, 3);
+    search_result_free(&res);
+}
+
 static void test_failed_write_rolls_back(void **state)
 {
     temp_db *t = *state;
@@ -500,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_pdf),
         cmocka_unit_test_setup_teardown(test_ingest_and_search, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_filter, db_setup, db_teardown),
+        cmocka_unit_test_setup_teardown(test_relevance_floor, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_failed_write_rolls_back, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_refresh, db_setup, db_teardown),
     };

@@ -29,6 +29,7 @@
 #include "case_files.h"
 #include "core/vector.h"
 #include "search/embed.h"
+#include "search/engine.h"
 #include "search/embed_internal.h"
 #include "store/embed_hook.h"
 #include "store/migrate.h"
@@ -65,6 +66,11 @@ static void test_builtin_deterministic(void **state)
     (void)state;
     embedder *a = open_builtin(0), *b = open_builtin(384);
     assert_string_equal(embedder_model(a), "builtin-lexical-v1@384");
+    assert_string_equal(embedder_kind(a), "builtin");
+    /* Fusion weights by kind: the lexical list stays out of hybrid search,
+     * a semantic model's list weighs as much as the keyword list. */
+    assert_true(search_vector_weight_default("builtin") == 0);
+    assert_true(search_vector_weight_default("http") == 1);
     assert_int_equal(embedder_dim(a), 384);
     const char *text = "Kündigungsfrist: drei Monate zum Quartalsende. Notice period 3 months.";
     float *x = embed_one(a, text), *y = embed_one(b, text), *z = embed_one(a, text);
@@ -177,6 +183,7 @@ static void test_config_errors(void **state)
         .kind = "http", .url = closed_url, .model = "m", .retries = -1, .timeout_ms = 2000};
     assert_int_equal(embedder_open(&cfg, &e, &err), 0);
     assert_string_equal(embedder_model(e), "http:m@?");
+    assert_string_equal(embedder_kind(e), "http");
     assert_int_equal(embedder_dim(e), 0);
     const char *t = "x";
     float v[4];

@@ -31,6 +31,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,7 +164,7 @@ static const char *check_query(store *db, const json_t *c, char *why, size_t siz
         return "a query case needs \"query\" or \"raw\"";
     if (query) {
         int rc = fts_query_build(query, strlen(query), flags && !strcmp(flags, "all"), &expression,
-                                 &err);
+                                 NULL, &err);
         if (error) {
             free(expression);
             if (rc == 0 || !strstr(err.public_message, error)) {
@@ -236,7 +237,7 @@ static void expect_expression(const char *query, int flags, const char *want)
 {
     char *got;
     dbmcp_error err;
-    if (fts_query_build(query, strlen(query), flags, &got, &err) != 0)
+    if (fts_query_build(query, strlen(query), flags, &got, NULL, &err) != 0)
         fail_msg("%s: %s", query, err.message);
     assert_string_equal(got, want);
     free(got);
@@ -246,7 +247,7 @@ static void expect_error(const char *query, size_t n, int code, const char *mess
 {
     char *got = (char *)"untouched";
     dbmcp_error err;
-    assert_int_equal(fts_query_build(query, n, 0, &got, &err), code);
+    assert_int_equal(fts_query_build(query, n, 0, &got, NULL, &err), code);
     assert_null(got);
     assert_string_equal(err.public_message, message);
     assert_string_equal(err.message, message);
@@ -263,16 +264,30 @@ static void test_expressions(void **state)
     expect_expression("a -b -\"c d\"", 0, "(\"a\") NOT (\"b\" OR \"c d\")");
     expect_expression("+a b -c", 0, "(\"a\" AND (\"b\" OR \"a\")) NOT (\"c\")");
     expect_expression("a b", FTS_QUERY_ALL_TERMS, "\"a\" AND \"b\"");
-    expect_expression("temp -5 e-mail", 0, "\"temp\" OR \"-5\" OR \"e-mail\"");
-    expect_expression("a - b", 0, "\"a\" OR \"b\"");
+    expect_expression("temp -5 e-mail", 0, "\"temp\" OR \"-5\" OR \"e\" OR \"mail\"");
+    expect_expression("x - y", 0, "\"x\" OR \"y\"");
+    /* Function words are left out when there is anything else to search. */
+    expect_expression("a - b", 0, "\"b\"");
+    expect_expression("what is it", 0, "\"what\" OR \"is\" OR \"it\"");
+    expect_expression("+Vertrag wie der", 0, "\"Vertrag\" AND (\"Vertrag\")");
     expect_expression("NEAR( col: *", 0, "\"NEAR(\" OR \"col:\"");
     expect_expression("x\"y", 0, "\"x\" OR \"y\"");
-    expect_expression("東京都 合同", 0, "\"東京都\" OR \"合同\"");
+    /* A plain word the tokenizer splits is one optional string per token,
+     * each token once; quoted or with + or - it stays one phrase. */
+    expect_expression("東京都 合同", 0, "\"東京\" OR \"京都\" OR \"合同\"");
+    expect_expression("\"東京都\" 合同", 0, "\"東京都\" OR \"合同\"");
+    expect_expression("+東京都 -大阪府", 0, "(\"東京都\") NOT (\"大阪府\")");
+    expect_expression("黑豹队的防守", 0,
+                      "\"黑豹\" OR \"豹队\" OR \"队的\" OR \"的防\" OR \"防守\"");
+    expect_expression("What is Caroline's job?", 0, "\"Caroline\" OR \"job?\"");
+    expect_expression("the cat THE", 0, "\"cat\"");
+    expect_expression("the cat \"The\"", 0, "\"the\" OR \"cat\""); /* quoted: searched */
+    expect_expression("ｶﾀｶﾅ カタカナ", 0, "\"ｶﾀ\" OR \"ﾀｶ\" OR \"ｶﾅ\"");
     /* A NUL is white space, never the end of the string. */
     char *got;
     dbmcp_error err;
-    assert_int_equal(fts_query_build("a\0b", 3, 0, &got, &err), 0);
-    assert_string_equal(got, "\"a\" OR \"b\"");
+    assert_int_equal(fts_query_build("x\0y", 3, 0, &got, NULL, &err), 0);
+    assert_string_equal(got, "\"x\" OR \"y\"");
     free(got);
 }
 
@@ -292,7 +307,7 @@ static void test_errors(void **state)
                  "query is 4097 bytes; the limit is 4096");
     char *got;
     dbmcp_error err;
-    assert_int_equal(fts_query_build(big, FTS_QUERY_MAX_BYTES, 0, &got, &err), 0);
+    assert_int_equal(fts_query_build(big, FTS_QUERY_MAX_BYTES, 0, &got, NULL, &err), 0);
     free(got);
 
     char terms[1024] = "";
@@ -300,7 +315,7 @@ static void test_errors(void **state)
         snprintf(terms + strlen(terms), sizeof terms - strlen(terms), "w%d ", i);
     expect_error(terms, strlen(terms), DBMCP_ETOOBIG, "query has 65 terms; the limit is 64");
     terms[strlen(terms) - 5] = '\0'; /* drop "w64 " */
-    assert_int_equal(fts_query_build(terms, strlen(terms), 0, &got, &err), 0);
+    assert_int_equal(fts_query_build(terms, strlen(terms), 0, &got, NULL, &err), 0);
     free(got);
 }
 
@@ -365,6 +380,66 @@ static void test_readonly_handle(void **state)
     store_close(ro);
 }
 
+/* dbmcp_coverage(docs, n) of row `row` for expression q, or -1. */
+static double coverage_of(store *db, const char *q, int n, int64_t row)
+{
+    store_stmt *st;
+    dbmcp_error err;
+    double got = -1;
+    if (store_prepare(db, "SELECT rowid, dbmcp_coverage(docs, :n) FROM docs WHERE docs MATCH :q",
+                      &st, &err) != 0)
+        fail_msg("prepare: %s", err.message);
+    store_bind_int(st, ":n", n);
+    store_bind_text(st, ":q", q);
+    while (store_step(st, &err) == STORE_ROW)
+        if (store_column_int(st, 0) == row)
+            got = store_column_double(st, 1);
+    store_finalize(st);
+    return got;
+}
+
+static void test_coverage(void **state)
+{
+    (void)state;
+    store *db = open_db(STORE_READWRITE | STORE_CREATE);
+    exec_ok(db, "DROP TABLE IF EXISTS docs");
+    exec_ok(db, "CREATE VIRTUAL TABLE docs USING fts5(body, tokenize = 'dbmcp none')");
+    exec_ok(db, "INSERT INTO docs(rowid, body) VALUES (1, 'apple banana'), (2, 'apple cherry'),"
+                " (3, 'date'), (4, 'egg')");
+    /* idf as bm25: apple in 2 of 4 rows ln(2.5/2.5) = 0 -> 1e-6; banana
+     * ln(3.5/1.5). Row 1 holds both, row 2 only the word half the rows have. */
+    assert_float_equal(coverage_of(db, "\"apple\" OR \"banana\"", 0, 1), 1.0, 1e-9);
+    assert_float_equal(coverage_of(db, "\"apple\" OR \"banana\"", 0, 2),
+                       1e-6 / (1e-6 + log(3.5 / 1.5)), 1e-9);
+    /* Only the first n phrases count: the excluded group after them never
+     * occurs in a matching row and must not lower anyone's coverage. */
+    assert_float_equal(coverage_of(db, "(\"apple\") NOT (\"cherry\")", 1, 1), 1.0, 1e-9);
+    assert_float_equal(coverage_of(db, "\"apple\" OR \"date\"", 0, 3),
+                       log(3.5 / 1.5) / (1e-6 + log(3.5 / 1.5)), 1e-9);
+    /* A word no row holds keeps its idf: no row answers that part. */
+    assert_float_equal(coverage_of(db, "\"banana\" OR \"zzz\"", 0, 1),
+                       log(3.5 / 1.5) / (log(3.5 / 1.5) + log(4.5 / 0.5)), 1e-9);
+    /* The builder says how many phrases come before the excluded group. */
+    char *match;
+    int positive = -1;
+    dbmcp_error err;
+    assert_int_equal(fts_query_build("apple banana -cherry", 20, 0, &match, &positive, &err), 0);
+    assert_string_equal(match, "(\"apple\" OR \"banana\") NOT (\"cherry\")");
+    assert_int_equal(positive, 2);
+    free(match);
+    assert_int_equal(fts_query_build("+a b 東京都", 14, 0, &match, &positive, &err), 0);
+    assert_int_equal(positive, 4); /* a AND (b OR 東京 OR 京都 OR a): not the repeat */
+    free(match);
+    assert_int_equal(fts_query_build("how is the weather", 18, 0, &match, &positive, &err), 0);
+    assert_string_equal(match, "\"weather\"");
+    assert_int_equal(positive, 1);
+    free(match);
+    assert_int_equal(fts_query_build("what is it", 10, 0, &match, &positive, &err), 0);
+    assert_int_equal(positive, 3); /* only function words: every one counts */
+    free(match);
+    store_close(db);
+}
+
 static int suite_setup(void **state)
 {
     (void)state;
@@ -398,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_tokenizer_arguments),
         cmocka_unit_test(test_readonly_handle),
+        cmocka_unit_test(test_coverage),
     };
     return cmocka_run_group_tests(tests, suite_setup, suite_teardown);
 }

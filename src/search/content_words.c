@@ -1,8 +1,8 @@
 /*
- * content_words.c — dropping English and German function words from memory
- * texts and queries before embedding and matching (content_words.h).
+ * content_words.c — English and German function words, and texts and
+ * queries without them (content_words.h).
  */
-#include "memory/content_words.h"
+#include "search/content_words.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -10,21 +10,25 @@
 
 /* Sorted for bsearch (byte order, lower case). */
 static const char *const function_words[] = {
-    "a",      "about",  "after",   "again", "all",    "also",   "am",    "an",    "and",   "any",
-    "are",    "as",     "at",      "auch",  "auf",    "aus",    "be",    "bei",   "bin",   "bist",
-    "by",     "can",    "could",   "da",    "das",    "dass",   "de",    "dem",   "den",   "der",
-    "des",    "did",    "die",     "do",    "doch",   "does",   "du",    "ein",   "eine",  "einem",
-    "einen",  "einer",  "er",      "es",    "for",    "from",   "für",   "had",   "has",   "hast",
-    "hat",    "have",   "he",      "her",   "hers",   "him",    "his",   "how",   "i",     "i'd",
-    "i'll",   "i'm",    "i've",    "ich",   "ihr",    "im",     "in",    "is",    "ist",   "it",
-    "it's",   "its",    "ja",      "just",  "let",    "let's",  "me",    "mein",  "meine", "meinem",
-    "meinen", "meiner", "mich",    "mir",   "mit",    "my",     "nach",  "nicht", "noch",  "now",
-    "of",     "on",     "or",      "our",   "ours",   "please", "sein",  "she",   "sich",  "sie",
-    "sind",   "so",     "some",    "than",  "that",   "that's", "the",   "their", "them",  "then",
-    "there",  "these",  "they",    "this",  "those",  "to",     "too",   "und",   "uns",   "unser",
-    "us",     "very",   "vom",     "von",   "vor",    "was",    "we",    "were",  "what",  "what's",
-    "when",   "where",  "where's", "which", "who",    "who's",  "whom",  "whose", "why",   "wie",
-    "wir",    "with",   "would",   "you",   "you're", "your",   "yours", "zu",    "zum",   "zur",
+    "a",       "about",   "after",   "again",   "all",   "also",  "am",    "an",     "and",
+    "any",     "are",     "as",      "at",      "auch",  "auf",   "aus",   "be",     "bei",
+    "bin",     "bist",    "by",      "can",     "could", "da",    "das",   "dass",   "de",
+    "dem",     "den",     "der",     "des",     "did",   "die",   "do",    "doch",   "does",
+    "du",      "ein",     "eine",    "einem",   "einen", "einer", "er",    "es",     "for",
+    "from",    "für",     "had",     "has",     "hast",  "hat",   "have",  "he",     "her",
+    "hers",    "him",     "his",     "how",     "i",     "i'd",   "i'll",  "i'm",    "i've",
+    "ich",     "ihr",     "im",      "in",      "is",    "ist",   "it",    "it's",   "its",
+    "ja",      "just",    "let",     "let's",   "many",  "me",    "mein",  "meine",  "meinem",
+    "meinen",  "meiner",  "mich",    "mir",     "mit",   "much",  "my",    "nach",   "nicht",
+    "noch",    "now",     "of",      "on",      "or",    "our",   "ours",  "please", "s",
+    "sein",    "she",     "sich",    "sie",     "sind",  "so",    "some",  "t",      "than",
+    "that",    "that's",  "the",     "their",   "them",  "then",  "there", "these",  "they",
+    "this",    "those",   "to",      "too",     "und",   "uns",   "unser", "us",     "very",
+    "viele",   "vom",     "von",     "vor",     "wann",  "warum", "was",   "we",     "welche",
+    "welchem", "welchen", "welcher", "welches", "wer",   "were",  "what",  "what's", "when",
+    "where",   "where's", "which",   "who",     "who's", "whom",  "whose", "why",    "wie",
+    "wieviel", "wir",     "with",    "wo",      "woher", "wohin", "would", "you",    "you're",
+    "your",    "yours",   "zu",      "zum",     "zur",
 };
 
 static int cmp_word(const void *key, const void *elem)
@@ -32,7 +36,7 @@ static int cmp_word(const void *key, const void *elem)
     return strcmp(key, *(const char *const *)elem);
 }
 
-int mem_is_function_word(const char *word, unsigned long n)
+int content_is_function_word(const char *word, unsigned long n)
 {
     char buf[16];
     if (n == 0 || n >= sizeof buf)
@@ -87,7 +91,7 @@ static char *strip(const char *text, int query)
         size_t tok_len = i - start, cs, cl;
         core(text + start, tok_len, &cs, &cl);
         int operator= query &&(text[start] == '"' || text[start] == '+' || text[start] == '-');
-        if (!operator&&(cl == 0 || mem_is_function_word(text + start + cs, cl)))
+        if (!operator&&(cl == 0 || content_is_function_word(text + start + cs, cl)))
             continue;
         kept_content = 1;
         if (w)
@@ -102,12 +106,12 @@ static char *strip(const char *text, int query)
     return out;
 }
 
-char *mem_content_text(const char *text)
+char *content_text(const char *text)
 {
     return strip(text ? text : "", 0);
 }
 
-char *mem_content_query(const char *query)
+char *content_query(const char *query)
 {
     return strip(query ? query : "", 1);
 }

@@ -262,9 +262,11 @@ float vec_distance(const float *a, const float *b, int dim, vec_metric m)
     }
 }
 
-vec_fault vec_check(const float *v, int dim, int *at)
+/* The squared L2 norm of v in double, or VEC_NOT_FINITE with *at set to
+ * the first NaN or infinite element. */
+static vec_fault squared_norm(const float *v, int dim, double *sq, int *at)
 {
-    double sq = 0;
+    *sq = 0;
     if (at)
         *at = -1;
     for (int i = 0; i < dim; i++) {
@@ -273,24 +275,26 @@ vec_fault vec_check(const float *v, int dim, int *at)
                 *at = i;
             return VEC_NOT_FINITE;
         }
-        sq += (double)v[i] * v[i];
+        *sq += (double)v[i] * v[i];
     }
+    return VEC_OK;
+}
+
+vec_fault vec_check(const float *v, int dim, int *at)
+{
+    double sq;
+    vec_fault f = squared_norm(v, dim, &sq, at);
+    if (f != VEC_OK)
+        return f;
     return sq <= VEC_MAX_SQ_NORM ? VEC_OK : VEC_TOO_LARGE;
 }
 
 vec_fault vec_normalize(float *v, int dim, int *at)
 {
-    double sq = 0;
-    if (at)
-        *at = -1;
-    for (int i = 0; i < dim; i++) {
-        if (!isfinite(v[i])) {
-            if (at)
-                *at = i;
-            return VEC_NOT_FINITE;
-        }
-        sq += (double)v[i] * v[i];
-    }
+    double sq;
+    vec_fault f = squared_norm(v, dim, &sq, at);
+    if (f != VEC_OK)
+        return f;
     /* From float32 inputs sq is finite (< dim * 1.2e77) and is 0 only when
      * every element is 0: the smallest subnormal squared is about 2e-90. */
     if (sq == 0)

@@ -14,6 +14,7 @@
  * result codes; a column's kind from its declared type.
  */
 #include "store/store.h"
+#include "store/driver.h"
 #include "store/sqlite_driver.h"
 #include "store/sqlite_fts.h"
 #include "store/sqlite_guard.h"
@@ -36,9 +37,9 @@
 #define BUDGET_LIMITS 6
 #define BUDGET_FIELDS 3
 
-struct store {
+typedef struct sqlite_store {
+    store base;       /* driver.h's header: driver and open flags */
     sqlite3 *db;      /* owned */
-    int flags;        /* STORE_* given to store_open */
     int trusted;      /* store-internal introspection in progress (see store_trusted_begin) */
     char **functions; /* allowlisted SQL functions (lowercase), NULL = any; owned */
     size_t n_functions;
@@ -56,13 +57,16 @@ struct store {
     size_t refusal_size;  /* bytes of refusal */
     int budget_on;        /* a query budget is in force (store_set_query_budget) */
     int opened_limits[BUDGET_LIMITS]; /* the budget's limits before it, restored without one */
-};
+} sqlite_store;
 
-struct store_stmt {
-    store *owner;     /* not owned */
+typedef struct sqlite_stmt {
+    store_stmt base;  /* driver.h's header: driver and owner */
     sqlite3_stmt *st; /* owned */
     int last_param;   /* index of the parameter bound last (see param_index) */
-};
+} sqlite_stmt;
+
+static int sq_exec(store *h, const char *sql, dbmcp_error *err);
+static void sq_close(store *h);
 
 /* dbmcp's code for an SQLite result code, extended codes included (the
  * handle reports them: sqlite3_extended_result_codes). Constraint kinds
@@ -93,7 +97,7 @@ static int map_sqlite_code(int rc)
     }
 }
 
-static int fail(store *db, int rc, dbmcp_error *err, const char *what)
+static int fail(sqlite_store *db, int rc, dbmcp_error *err, const char *what)
 {
     const char *msg = db && db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc);
     return dbmcp_error_set_private(err, map_sqlite_code(rc), "the database refused the request",
@@ -101,7 +105,7 @@ static int fail(store *db, int rc, dbmcp_error *err, const char *what)
 }
 
 /* Whether the function allowlist (store_set_function_allowlist) lets name run. */
-static int function_allowed(const store *db, const char *name)
+static int function_allowed(const sqlite_store *db, const char *name)
 {
     if (!db->functions_on || !name)
         return 1;
@@ -116,7 +120,7 @@ static int function_allowed(const store *db, const char *name)
  * dbmcp's own tables (dbmcp_*, catalog, keys, audit), writes, schema
  * changes, ATTACH/DETACH, PRAGMA, transaction control and functions off
  * the allowlist are denied. Returns SQLITE_OK or SQLITE_DENY. */
-static int guard_verdict(const store *db, int action, const char *a, const char *b,
+static int guard_verdict(const sqlite_store *db, int action, const char *a, const char *b,
                          const char *trigger)
 {
     switch (action) {
@@ -190,7 +194,7 @@ static void describe_refusal(char *out, size_t size, int action, const char *a, 
 static int query_authorizer(void *ctx, int action, const char *a, const char *b, const char *dbn,
                             const char *trigger)
 {
-    store *db = ctx;
+    sqlite_store *db = ctx;
     (void)dbn;
     int verdict = guard_verdict(db, action, a, b, trigger);
     /* Only the first denial names the reason: later ones may follow from it. */
@@ -210,7 +214,7 @@ static double monotonic_ms(void)
  * an interrupt that SQLite cleared because it fell between two statements. */
 static int deadline_check(void *ctx)
 {
-    store *db = ctx;
+    sqlite_store *db = ctx;
     if (db->cancel && *db->cancel)
         return 1;
     if (atomic_load(&db->watch.fired) == 1)
@@ -246,23 +250,18 @@ static void create_private(const char *path)
         close(fd);
 }
 
-int store_open(const char *url, int flags, store **out, dbmcp_error *err)
+static int sq_open(const char *url, int flags, store **out, dbmcp_error *err)
 {
     *out = NULL;
-    if (!url || !*url)
-        return dbmcp_error_set(err, DBMCP_EINVAL, "no database given (use --db PATH)");
-    if (strncmp(url, "postgres://", 11) == 0 || strncmp(url, "postgresql://", 13) == 0)
-        return dbmcp_error_set(err, DBMCP_EINVAL,
-                               "PostgreSQL support is not built into this version; use a SQLite "
-                               "file path");
     /* Before SQLite initialises: the allocator that counts per thread
      * (memory budgets of agent SQL). When the host initialised SQLite
      * first, budgets are off and store_memory_budget_enforced says so. */
     sqlite_memory_install();
-    store *db = calloc(1, sizeof *db);
+    sqlite_store *db = calloc(1, sizeof *db);
     if (!db)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    db->flags = flags;
+    db->base.driver = &sqlite_store_driver;
+    db->base.flags = flags;
     int oflags = SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX;
     if (flags & STORE_READONLY)
         oflags |= SQLITE_OPEN_READONLY;
@@ -274,7 +273,7 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
     if (rc != SQLITE_OK) {
         dbmcp_error_set(err, DBMCP_EIO, "cannot open database %s: %s", url,
                         db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc));
-        store_close(db);
+        sq_close(&db->base);
         return DBMCP_EIO;
     }
     sqlite3_extended_result_codes(db->db, 1);
@@ -282,13 +281,13 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
     /* vector_distance() and embed() on every handle (sqlite_vecfn.h). */
     if ((rc = sqlite_vecfn_register(db->db)) != SQLITE_OK) {
         rc = fail(db, rc, err, "registering vector functions");
-        store_close(db);
+        sq_close(&db->base);
         return rc;
     }
     /* Every handle knows the "dbmcp" tokenizer: FTS5 tables use it. */
     if ((rc = sqlite_fts_register(db->db)) != SQLITE_OK) {
         rc = fail(db, rc, err, "registering the dbmcp full-text tokenizer");
-        store_close(db);
+        sq_close(&db->base);
         return rc;
     }
     const char *setup = (flags & STORE_READONLY)
@@ -299,9 +298,9 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
                               "PRAGMA temp_store = MEMORY;"
                             : "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
                               "PRAGMA foreign_keys = ON;";
-    rc = store_exec(db, setup, err);
+    rc = sq_exec(&db->base, setup, err);
     if (rc) {
-        store_close(db);
+        sq_close(&db->base);
         return rc;
     }
     if (flags & STORE_READONLY) {
@@ -310,16 +309,16 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
          * the built-ins whose cost is quadratic (sqlite_guard.h). */
         if ((rc = sqlite_guard_register(db->db)) != SQLITE_OK) {
             rc = fail(db, rc, err, "registering guarded functions");
-            store_close(db);
+            sq_close(&db->base);
             return rc;
         }
     }
     sqlite3_progress_handler(db->db, 4000, deadline_check, db);
-    *out = db;
+    *out = &db->base;
     return 0;
 }
 
-static void free_functions(store *db)
+static void free_functions(sqlite_store *db)
 {
     for (size_t i = 0; i < db->n_functions; i++)
         free(db->functions[i]);
@@ -330,8 +329,9 @@ static void free_functions(store *db)
     db->n_functions = 0;
 }
 
-void store_close(store *db)
+static void sq_close(store *h)
 {
+    sqlite_store *db = (sqlite_store *)h;
     if (!db)
         return;
     sqlite_watchdog_disarm(&db->watch);
@@ -340,19 +340,9 @@ void store_close(store *db)
     free(db);
 }
 
-const char *store_dialect(const store *db)
+static int sq_exec(store *h, const char *sql, dbmcp_error *err)
 {
-    (void)db;
-    return "sqlite";
-}
-
-int store_is_readonly(const store *db)
-{
-    return (db->flags & STORE_READONLY) != 0;
-}
-
-int store_exec(store *db, const char *sql, dbmcp_error *err)
-{
+    sqlite_store *db = (sqlite_store *)h;
     char *msg = NULL;
     int rc = sqlite3_exec(db->db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK) {
@@ -364,18 +354,19 @@ int store_exec(store *db, const char *sql, dbmcp_error *err)
     return 0;
 }
 
-int store_begin(store *db, dbmcp_error *err)
+static int sq_begin(store *h, dbmcp_error *err)
 {
-    return store_exec(db, "BEGIN IMMEDIATE", err);
+    return sq_exec(h, "BEGIN IMMEDIATE", err);
 }
 
-int store_commit(store *db, dbmcp_error *err)
+static int sq_commit(store *h, dbmcp_error *err)
 {
-    return store_exec(db, "COMMIT", err);
+    return sq_exec(h, "COMMIT", err);
 }
 
-void store_rollback(store *db)
+static void sq_rollback(store *h)
 {
+    sqlite_store *db = (sqlite_store *)h;
     if (!sqlite3_get_autocommit(db->db))
         sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 }
@@ -400,8 +391,9 @@ static int only_space_or_comments(const char *s)
     return 1;
 }
 
-int store_prepare(store *db, const char *sql, store_stmt **out, dbmcp_error *err)
+static int sq_prepare(store *h, const char *sql, store_stmt **out, dbmcp_error *err)
 {
+    sqlite_store *db = (sqlite_store *)h;
     *out = NULL;
     sqlite3_stmt *st = NULL;
     const char *tail = NULL;
@@ -414,27 +406,30 @@ int store_prepare(store *db, const char *sql, store_stmt **out, dbmcp_error *err
         sqlite3_finalize(st);
         return dbmcp_error_set(err, DBMCP_EINVAL, "only one statement is allowed");
     }
-    store_stmt *s = calloc(1, sizeof *s);
+    sqlite_stmt *s = calloc(1, sizeof *s);
     if (!s) {
         sqlite3_finalize(st);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
-    s->owner = db;
+    s->base.driver = &sqlite_store_driver;
+    s->base.owner = h;
     s->st = st;
-    *out = s;
+    *out = &s->base;
     return 0;
 }
 
-void store_finalize(store_stmt *st)
+static void sq_finalize(store_stmt *h)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     if (!st)
         return;
     sqlite3_finalize(st->st);
     free(st);
 }
 
-void store_reset(store_stmt *st)
+static void sq_reset(store_stmt *h)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     sqlite3_reset(st->st);
     st->last_param = 0;
 }
@@ -445,9 +440,10 @@ static int timeout_error(dbmcp_error *err)
                                    "step: time limit exceeded");
 }
 
-int store_step(store_stmt *st, dbmcp_error *err)
+static int sq_step(store_stmt *h, dbmcp_error *err)
 {
-    store *db = st->owner;
+    sqlite_stmt *st = (sqlite_stmt *)h;
+    sqlite_store *db = (sqlite_store *)st->base.owner;
     /* The watchdog fired between statements: SQLite clears such an
      * interrupt when the next statement starts, so it is honoured here. */
     int fired = atomic_load(&db->watch.fired);
@@ -475,7 +471,7 @@ int store_step(store_stmt *st, dbmcp_error *err)
 /* Callers bind mostly in the order the parameters appear, so the one
  * after the last is tried first: one comparison instead of SQLite's scan
  * of every name (a 21-parameter audit insert did 200+ per row). */
-static int param_index(store_stmt *st, const char *name)
+static int param_index(sqlite_stmt *st, const char *name)
 {
     int next = st->last_param + 1;
     const char *guess = next <= sqlite3_bind_parameter_count(st->st)
@@ -487,8 +483,9 @@ static int param_index(store_stmt *st, const char *name)
     return i;
 }
 
-int store_bind_text(store_stmt *st, const char *name, const char *value)
+static int sq_bind_text(store_stmt *h, const char *name, const char *value)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     int i = param_index(st, name);
     if (!i)
         return DBMCP_ENOTFOUND;
@@ -497,24 +494,27 @@ int store_bind_text(store_stmt *st, const char *name, const char *value)
     return rc == SQLITE_OK ? 0 : map_sqlite_code(rc);
 }
 
-int store_bind_int(store_stmt *st, const char *name, int64_t value)
+static int sq_bind_int(store_stmt *h, const char *name, int64_t value)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     int i = param_index(st, name);
     if (!i)
         return DBMCP_ENOTFOUND;
     return sqlite3_bind_int64(st->st, i, value) == SQLITE_OK ? 0 : DBMCP_ESTORE;
 }
 
-int store_bind_double(store_stmt *st, const char *name, double value)
+static int sq_bind_double(store_stmt *h, const char *name, double value)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     int i = param_index(st, name);
     if (!i)
         return DBMCP_ENOTFOUND;
     return sqlite3_bind_double(st->st, i, value) == SQLITE_OK ? 0 : DBMCP_ESTORE;
 }
 
-int store_bind_blob(store_stmt *st, const char *name, const void *data, size_t size)
+static int sq_bind_blob(store_stmt *h, const char *name, const void *data, size_t size)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     int i = param_index(st, name);
     if (!i)
         return DBMCP_ENOTFOUND;
@@ -522,36 +522,42 @@ int store_bind_blob(store_stmt *st, const char *name, const void *data, size_t s
     return rc == SQLITE_OK ? 0 : map_sqlite_code(rc);
 }
 
-int store_bind_null(store_stmt *st, const char *name)
+static int sq_bind_null(store_stmt *h, const char *name)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     int i = param_index(st, name);
     if (!i)
         return DBMCP_ENOTFOUND;
     return sqlite3_bind_null(st->st, i) == SQLITE_OK ? 0 : DBMCP_ESTORE;
 }
 
-int store_param_count(store_stmt *st)
+static int sq_param_count(store_stmt *h)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return sqlite3_bind_parameter_count(st->st);
 }
 
-const char *store_param_name(store_stmt *st, int i)
+static const char *sq_param_name(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return sqlite3_bind_parameter_name(st->st, i + 1);
 }
 
-int store_column_count(store_stmt *st)
+static int sq_column_count(store_stmt *h)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return sqlite3_column_count(st->st);
 }
 
-const char *store_column_name(store_stmt *st, int i)
+static const char *sq_column_name(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return sqlite3_column_name(st->st, i);
 }
 
-store_type store_column_type(store_stmt *st, int i)
+static store_type sq_column_type(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     switch (sqlite3_column_type(st->st, i)) {
     case SQLITE_INTEGER: return STORE_INTEGER;
     case SQLITE_FLOAT: return STORE_FLOAT;
@@ -561,8 +567,9 @@ store_type store_column_type(store_stmt *st, int i)
     }
 }
 
-store_kind store_column_kind(store_stmt *st, int i)
+static store_kind sq_column_kind(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     /* VECTOR(d) and libSQL's F32_BLOB(d) name float32 vectors. */
     const char *declared = sqlite3_column_decltype(st->st, i);
     if (declared && (strcasestr(declared, "VECTOR") || strcasestr(declared, "F32_BLOB")))
@@ -570,65 +577,63 @@ store_kind store_column_kind(store_stmt *st, int i)
     return STORE_KIND_PLAIN;
 }
 
-const char *store_column_text(store_stmt *st, int i)
+static const char *sq_column_text(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return (const char *)sqlite3_column_text(st->st, i);
 }
 
-int64_t store_column_int(store_stmt *st, int i)
+static int64_t sq_column_int(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return sqlite3_column_int64(st->st, i);
 }
 
-double store_column_double(store_stmt *st, int i)
+static double sq_column_double(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return sqlite3_column_double(st->st, i);
 }
 
-const void *store_column_blob(store_stmt *st, int i)
+static const void *sq_column_blob(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return sqlite3_column_blob(st->st, i);
 }
 
-size_t store_column_bytes(store_stmt *st, int i)
+static size_t sq_column_bytes(store_stmt *h, int i)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     return (size_t)sqlite3_column_bytes(st->st, i);
 }
 
-int64_t store_changes(store *db)
+static int64_t sq_changes(store *h)
 {
+    sqlite_store *db = (sqlite_store *)h;
     return sqlite3_changes64(db->db);
 }
 
-int store_query_int(store *db, const char *sql, int64_t def, int64_t *out, dbmcp_error *err)
+static void sq_set_busy_timeout(store *h, int ms)
 {
-    store_stmt *st;
-    int rc = store_prepare(db, sql, &st, err);
-    if (rc)
-        return rc;
-    rc = store_step(st, err);
-    *out = rc == STORE_ROW ? store_column_int(st, 0) : def;
-    store_finalize(st);
-    return rc < 0 ? rc : 0;
-}
-
-void store_set_busy_timeout(store *db, int ms)
-{
+    sqlite_store *db = (sqlite_store *)h;
     sqlite3_busy_timeout(db->db, ms);
 }
 
-void store_trusted_begin(store *db)
+static void sq_trusted_begin(store *h)
 {
+    sqlite_store *db = (sqlite_store *)h;
     db->trusted = 1;
 }
 
-void store_trusted_end(store *db)
+static void sq_trusted_end(store *h)
 {
+    sqlite_store *db = (sqlite_store *)h;
     db->trusted = 0;
 }
 
-int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err)
+static int sq_set_function_allowlist(store *h, const char *csv, dbmcp_error *err)
 {
+    sqlite_store *db = (sqlite_store *)h;
     /* The parsed list is kept while switched off: every execute_query sets
      * the same setting again, and parsing it each call was measurable. */
     db->functions_on = 0;
@@ -674,7 +679,7 @@ int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err)
 
 /* Arm the watchdog while a deadline or a cancel flag is set; re-arming
  * picks up a new deadline. */
-static void watch_update(store *db)
+static void watch_update(sqlite_store *db)
 {
     sqlite_watchdog_disarm(&db->watch);
     db->watch.db = db->db;
@@ -685,28 +690,32 @@ static void watch_update(store *db)
         sqlite_watchdog_arm(&db->watch); /* on failure the progress handler still checks */
 }
 
-void store_set_cancel_flag(store *db, atomic_int *flag)
+static void sq_set_cancel_flag(store *h, atomic_int *flag)
 {
+    sqlite_store *db = (sqlite_store *)h;
     db->cancel = flag;
     watch_update(db);
 }
 
-void store_set_slow_hook(store *db, int after_ms, void (*fn)(void *arg), void *arg)
+static void sq_set_slow_hook(store *h, int after_ms, void (*fn)(void *arg), void *arg)
 {
+    sqlite_store *db = (sqlite_store *)h;
     db->slow_fn = fn;
     db->slow_arg = arg;
     db->slow_at_ms = fn ? monotonic_ms() + after_ms : 0;
 }
 
-void store_set_time_limit(store *db, int ms)
+static void sq_set_time_limit(store *h, int ms)
 {
+    sqlite_store *db = (sqlite_store *)h;
     db->timed_out = 0;
     db->deadline_ms = ms > 0 ? monotonic_ms() + ms : 0;
     watch_update(db);
 }
 
-void store_set_memory_budget(store *db, size_t bytes)
+static void sq_set_memory_budget(store *h, size_t bytes)
 {
+    sqlite_store *db = (sqlite_store *)h;
     if (bytes)
         sqlite_memory_budget_begin(bytes);
     else if (db->memory_budget)
@@ -719,12 +728,13 @@ int store_memory_budget_enforced(void)
     return sqlite_memory_enforced();
 }
 
-int store_verify_readonly(store *db, dbmcp_error *err)
+static int sq_verify_readonly(store *h, dbmcp_error *err)
 {
+    sqlite_store *db = (sqlite_store *)h;
     int64_t query_only = 0;
     int rc = 0;
     db->trusted = 1;
-    rc = store_query_int(db, "PRAGMA query_only", 0, &query_only, err);
+    rc = store_query_int(h, "PRAGMA query_only", 0, &query_only, err);
     db->trusted = 0;
     if (sqlite3_db_readonly(db->db, "main") != 1 || (!rc && query_only != 1))
         return dbmcp_error_set(err, DBMCP_EDENIED,
@@ -733,12 +743,13 @@ int store_verify_readonly(store *db, dbmcp_error *err)
     return 0;
 }
 
-int store_guard_explain(store *db, const char *sql, char *reason, size_t size)
+static int sq_guard_explain(store *h, const char *sql, char *reason, size_t size)
 {
+    sqlite_store *db = (sqlite_store *)h;
     if (!reason || size == 0)
         return 0;
     reason[0] = '\0';
-    if (!(db->flags & STORE_READONLY))
+    if (!(db->base.flags & STORE_READONLY))
         return 0;
     db->refusal = reason;
     db->refusal_size = size;
@@ -750,22 +761,24 @@ int store_guard_explain(store *db, const char *sql, char *reason, size_t size)
     return reason[0] != '\0';
 }
 
-int store_stmt_is_readonly(store_stmt *st, int *readonly, dbmcp_error *err)
+static int sq_stmt_is_readonly(store_stmt *h, int *readonly, dbmcp_error *err)
 {
+    sqlite_stmt *st = (sqlite_stmt *)h;
     (void)err;
     *readonly = sqlite3_stmt_readonly(st->st) != 0;
     return 0;
 }
 
-const char *store_identity(store *db)
+static const char *sq_identity(store *h)
 {
+    sqlite_store *db = (sqlite_store *)h;
     const char *name = sqlite3_db_filename(db->db, "main");
     return name ? name : "";
 }
 
 sqlite3 *sqlite_store_handle(store *db)
 {
-    return db->db;
+    return ((sqlite_store *)db)->db;
 }
 
 /* --- resource budget of agent SQL ------------------------------------------------ */
@@ -789,8 +802,9 @@ static const int budget_categories[BUDGET_LIMITS] = {
     SQLITE_LIMIT_LENGTH,     SQLITE_LIMIT_SQL_LENGTH,      SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
     SQLITE_LIMIT_EXPR_DEPTH, SQLITE_LIMIT_COMPOUND_SELECT, SQLITE_LIMIT_ATTACHED};
 
-void store_set_query_budget(store *db, const store_query_budget *budget)
+static void sq_set_query_budget(store *h, const store_query_budget *budget)
 {
+    sqlite_store *db = (sqlite_store *)h;
     if (!budget) {
         for (int i = 0; db->budget_on && i < BUDGET_LIMITS; i++)
             sqlite3_limit(db->db, budget_categories[i], db->opened_limits[i]);
@@ -810,3 +824,47 @@ void store_set_query_budget(store *db, const store_query_budget *budget)
         sqlite3_limit(db->db, budget_categories[i], value);
     }
 }
+
+const store_driver sqlite_store_driver = {
+    .name = "sqlite",
+    .open = sq_open,
+    .close = sq_close,
+    .identity = sq_identity,
+    .exec = sq_exec,
+    .begin = sq_begin,
+    .commit = sq_commit,
+    .rollback = sq_rollback,
+    .changes = sq_changes,
+    .prepare = sq_prepare,
+    .finalize = sq_finalize,
+    .reset = sq_reset,
+    .step = sq_step,
+    .stmt_is_readonly = sq_stmt_is_readonly,
+    .bind_text = sq_bind_text,
+    .bind_int = sq_bind_int,
+    .bind_double = sq_bind_double,
+    .bind_blob = sq_bind_blob,
+    .bind_null = sq_bind_null,
+    .param_count = sq_param_count,
+    .param_name = sq_param_name,
+    .column_count = sq_column_count,
+    .column_name = sq_column_name,
+    .column_type = sq_column_type,
+    .column_kind = sq_column_kind,
+    .column_text = sq_column_text,
+    .column_int = sq_column_int,
+    .column_double = sq_column_double,
+    .column_blob = sq_column_blob,
+    .column_bytes = sq_column_bytes,
+    .set_busy_timeout = sq_set_busy_timeout,
+    .set_function_allowlist = sq_set_function_allowlist,
+    .set_time_limit = sq_set_time_limit,
+    .set_cancel_flag = sq_set_cancel_flag,
+    .set_memory_budget = sq_set_memory_budget,
+    .set_slow_hook = sq_set_slow_hook,
+    .verify_readonly = sq_verify_readonly,
+    .trusted_begin = sq_trusted_begin,
+    .trusted_end = sq_trusted_end,
+    .guard_explain = sq_guard_explain,
+    .set_query_budget = sq_set_query_budget,
+};

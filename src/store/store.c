@@ -1,0 +1,255 @@
+/*
+ * store.c — store.h's public functions: open picks the driver by the URL's
+ * scheme, everything else forwards to the driver of the handle (driver.h).
+ * Helpers that only combine other store.h calls live here too, so they
+ * behave the same on every backend.
+ */
+#include "store/store.h"
+#include "store/driver.h"
+
+#include <assert.h>
+#include <strings.h>
+
+int store_url_is_postgres(const char *url)
+{
+    return url &&
+           (strncasecmp(url, "postgres://", 11) == 0 || strncasecmp(url, "postgresql://", 13) == 0);
+}
+
+int store_open(const char *url, int flags, store **out, dbmcp_error *err)
+{
+    *out = NULL;
+    if (!url || !*url)
+        return dbmcp_error_set(err, DBMCP_EINVAL, "no database given (use --db PATH)");
+    if (store_url_is_postgres(url))
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "PostgreSQL support is not built into this version; use a SQLite "
+                               "file path");
+    const store_driver *driver = &sqlite_store_driver;
+    int rc = driver->open(url, flags, out, err);
+    assert(rc || ((*out)->driver == driver && (*out)->flags == flags));
+    return rc;
+}
+
+const char *store_dialect(const store *db)
+{
+    return db->driver->name;
+}
+
+int store_is_readonly(const store *db)
+{
+    return (db->flags & STORE_READONLY) != 0;
+}
+
+int store_query_int(store *db, const char *sql, int64_t def, int64_t *out, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db, sql, &st, err);
+    if (rc)
+        return rc;
+    rc = store_step(st, err);
+    *out = rc == STORE_ROW ? store_column_int(st, 0) : def;
+    store_finalize(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* --- forwarded to the driver -------------------------------------------------- */
+
+void store_close(store *db)
+{
+    if (!db)
+        return;
+    db->driver->close(db);
+}
+
+const char *store_identity(store *db)
+{
+    return db->driver->identity(db);
+}
+
+int store_exec(store *db, const char *sql, dbmcp_error *err)
+{
+    return db->driver->exec(db, sql, err);
+}
+
+int store_begin(store *db, dbmcp_error *err)
+{
+    return db->driver->begin(db, err);
+}
+
+int store_commit(store *db, dbmcp_error *err)
+{
+    return db->driver->commit(db, err);
+}
+
+void store_rollback(store *db)
+{
+    db->driver->rollback(db);
+}
+
+int64_t store_changes(store *db)
+{
+    return db->driver->changes(db);
+}
+
+int store_prepare(store *db, const char *sql, store_stmt **out, dbmcp_error *err)
+{
+    return db->driver->prepare(db, sql, out, err);
+}
+
+void store_finalize(store_stmt *st)
+{
+    if (!st)
+        return;
+    st->driver->finalize(st);
+}
+
+void store_reset(store_stmt *st)
+{
+    st->driver->reset(st);
+}
+
+int store_step(store_stmt *st, dbmcp_error *err)
+{
+    return st->driver->step(st, err);
+}
+
+int store_stmt_is_readonly(store_stmt *st, int *readonly, dbmcp_error *err)
+{
+    return st->driver->stmt_is_readonly(st, readonly, err);
+}
+
+int store_bind_text(store_stmt *st, const char *name, const char *value)
+{
+    return st->driver->bind_text(st, name, value);
+}
+
+int store_bind_int(store_stmt *st, const char *name, int64_t value)
+{
+    return st->driver->bind_int(st, name, value);
+}
+
+int store_bind_double(store_stmt *st, const char *name, double value)
+{
+    return st->driver->bind_double(st, name, value);
+}
+
+int store_bind_blob(store_stmt *st, const char *name, const void *data, size_t size)
+{
+    return st->driver->bind_blob(st, name, data, size);
+}
+
+int store_bind_null(store_stmt *st, const char *name)
+{
+    return st->driver->bind_null(st, name);
+}
+
+int store_param_count(store_stmt *st)
+{
+    return st->driver->param_count(st);
+}
+
+const char *store_param_name(store_stmt *st, int i)
+{
+    return st->driver->param_name(st, i);
+}
+
+int store_column_count(store_stmt *st)
+{
+    return st->driver->column_count(st);
+}
+
+const char *store_column_name(store_stmt *st, int i)
+{
+    return st->driver->column_name(st, i);
+}
+
+store_type store_column_type(store_stmt *st, int i)
+{
+    return st->driver->column_type(st, i);
+}
+
+store_kind store_column_kind(store_stmt *st, int i)
+{
+    return st->driver->column_kind(st, i);
+}
+
+const char *store_column_text(store_stmt *st, int i)
+{
+    return st->driver->column_text(st, i);
+}
+
+int64_t store_column_int(store_stmt *st, int i)
+{
+    return st->driver->column_int(st, i);
+}
+
+double store_column_double(store_stmt *st, int i)
+{
+    return st->driver->column_double(st, i);
+}
+
+const void *store_column_blob(store_stmt *st, int i)
+{
+    return st->driver->column_blob(st, i);
+}
+
+size_t store_column_bytes(store_stmt *st, int i)
+{
+    return st->driver->column_bytes(st, i);
+}
+
+void store_set_busy_timeout(store *db, int ms)
+{
+    db->driver->set_busy_timeout(db, ms);
+}
+
+int store_set_function_allowlist(store *db, const char *csv, dbmcp_error *err)
+{
+    return db->driver->set_function_allowlist(db, csv, err);
+}
+
+void store_set_time_limit(store *db, int ms)
+{
+    db->driver->set_time_limit(db, ms);
+}
+
+void store_set_cancel_flag(store *db, atomic_int *flag)
+{
+    db->driver->set_cancel_flag(db, flag);
+}
+
+void store_set_memory_budget(store *db, size_t bytes)
+{
+    db->driver->set_memory_budget(db, bytes);
+}
+
+void store_set_slow_hook(store *db, int after_ms, void (*fn)(void *arg), void *arg)
+{
+    db->driver->set_slow_hook(db, after_ms, fn, arg);
+}
+
+int store_verify_readonly(store *db, dbmcp_error *err)
+{
+    return db->driver->verify_readonly(db, err);
+}
+
+void store_trusted_begin(store *db)
+{
+    db->driver->trusted_begin(db);
+}
+
+void store_trusted_end(store *db)
+{
+    db->driver->trusted_end(db);
+}
+
+int store_guard_explain(store *db, const char *sql, char *reason, size_t size)
+{
+    return db->driver->guard_explain(db, sql, reason, size);
+}
+
+void store_set_query_budget(store *db, const store_query_budget *budget)
+{
+    db->driver->set_query_budget(db, budget);
+}

@@ -54,9 +54,13 @@ CREATE TABLE dbmcp_thesaurus_notes (
 -- holds the text's MD5 instead: the same rows are unique, any length fits.
 CREATE UNIQUE INDEX dbmcp_thesaurus_notes_key ON dbmcp_thesaurus_notes (concept_id, kind, lang, md5(text));
 
+-- kind alone keeps the database's collation: the graph walk of
+-- store/thesaurus.c carries it through a recursive query whose first row is
+-- CAST(NULL AS TEXT), and PostgreSQL refuses a recursive column whose
+-- collation differs between the two. Its three values sort alike in any.
 CREATE TABLE dbmcp_thesaurus_relations (
     from_id  bigint NOT NULL REFERENCES dbmcp_thesaurus_concepts (id) ON DELETE CASCADE,
-    kind     text COLLATE "C" NOT NULL CHECK (kind IN ('broader', 'narrower', 'related')),
+    kind     text NOT NULL CHECK (kind IN ('broader', 'narrower', 'related')),
     to_id    bigint NOT NULL REFERENCES dbmcp_thesaurus_concepts (id) ON DELETE CASCADE,
     asserted integer NOT NULL DEFAULT 1 CHECK (asserted IN (0, 1)), -- 0: materialised inverse
     PRIMARY KEY (from_id, kind, to_id),

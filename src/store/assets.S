@@ -1,7 +1,9 @@
 /*
  * assets.S — SQL files embedded in the binary at build time with .incbin,
- * so `dbmcp init` needs no files beside the executable. Each asset gets a
- * start symbol and an end symbol; store/assets.h lists them.
+ * so `dbmcp init` needs no files beside the executable: the migrations,
+ * the shared seeds and the dialect halves of the seeds that need one
+ * (seed/<dialect>/). Each asset gets a start symbol and an end symbol;
+ * store/assets.h lists them.
  */
 #define ASSET(name, path)                 \
     .section .rodata;                     \
@@ -22,5 +24,9 @@ ASSET(asset_sqlite_0006_query_budget, "src/store/schema/sqlite/0006_query_budget
 ASSET(asset_seed_base, "src/store/seed/base.sql")
 ASSET(asset_seed_demo, "src/store/seed/demo.sql")
 ASSET(asset_seed_conformance, "src/store/seed/conformance.sql")
+ASSET(asset_seed_sqlite_demo, "src/store/seed/sqlite/demo.sql")
+ASSET(asset_seed_sqlite_conformance, "src/store/seed/sqlite/conformance.sql")
+ASSET(asset_seed_postgres_demo, "src/store/seed/postgres/demo.sql")
+ASSET(asset_seed_postgres_conformance, "src/store/seed/postgres/conformance.sql")
 
 .section .note.GNU-stack,"",%progbits

@@ -14,5 +14,9 @@ extern const char asset_sqlite_0006_query_budget_start[];
 extern const char asset_seed_base_start[];
 extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];
+extern const char asset_seed_sqlite_demo_start[];
+extern const char asset_seed_sqlite_conformance_start[];
+extern const char asset_seed_postgres_demo_start[];
+extern const char asset_seed_postgres_conformance_start[];
 
 #endif

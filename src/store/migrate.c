@@ -1,5 +1,9 @@
 /*
  * migrate.c — apply embedded migrations and seeds; see migrate.h.
+ *
+ * A seed is one shared file both engines run, preceded by a dialect half
+ * (seed/<dialect>/) where the engines need different statements: the
+ * demo's user tables, a blob literal.
  */
 #include "store/migrate.h"
 
@@ -148,20 +152,34 @@ int store_schema_check(store *db, dbmcp_error *err)
     return 0;
 }
 
+typedef struct seed {
+    const char *name;     /* as store_seed is asked for it */
+    const char *sqlite;   /* SQLite's half, run first, or NULL */
+    const char *postgres; /* PostgreSQL's half, run first, or NULL */
+    const char *shared;   /* what both engines run */
+} seed;
+
+static const seed seeds[] = {
+    {"base", NULL, NULL, asset_seed_base_start},
+    {"demo", asset_seed_sqlite_demo_start, asset_seed_postgres_demo_start, asset_seed_demo_start},
+    {"conformance", asset_seed_sqlite_conformance_start, asset_seed_postgres_conformance_start,
+     asset_seed_conformance_start},
+};
+
 int store_seed(store *db, const char *name, dbmcp_error *err)
 {
-    const char *sql = NULL;
-    if (strcmp(name, "base") == 0)
-        sql = asset_seed_base_start;
-    else if (strcmp(name, "demo") == 0)
-        sql = asset_seed_demo_start;
-    else if (strcmp(name, "conformance") == 0)
-        sql = asset_seed_conformance_start;
-    else
+    const seed *s = NULL;
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0] && !s; i++)
+        if (strcmp(name, seeds[i].name) == 0)
+            s = &seeds[i];
+    if (!s)
         return dbmcp_error_set(err, DBMCP_ENOTFOUND, "unknown seed '%s'", name);
+    const char *own = strcmp(store_dialect(db), "postgres") == 0 ? s->postgres : s->sqlite;
     int rc = store_begin(db, err);
+    if (!rc && own)
+        rc = store_exec(db, own, err);
     if (!rc)
-        rc = store_exec(db, sql, err);
+        rc = store_exec(db, s->shared, err);
     if (!rc)
         rc = store_commit(db, err);
     if (rc) {

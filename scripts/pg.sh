@@ -37,7 +37,9 @@
 #
 # A caller killed with SIGKILL runs no trap: its server keeps running until
 # the next `start` or `stop` on the same DIR, so suites that can be killed
-# that way use a fixed DIR (under build/, say) rather than a fresh mktemp.
+# that way use a fixed DIR (under /tmp, say) rather than a fresh mktemp.
+# Remove DIR only with `stop`: a server whose directory was deleted under
+# it keeps running where no script can find it.
 set -euo pipefail
 
 PG_BIN=${DBMCP_PG_BIN:-/usr/lib/postgresql/15/bin}

@@ -7,6 +7,10 @@ set -euo pipefail
 packages=(
   build-essential pkg-config clang clang-format libclang-rt-14-dev
   libsqlite3-dev sqlite3
+  # The PostgreSQL backend: libpq to build against, and the server binaries
+  # (/usr/lib/postgresql/15/bin) that scripts/pg.sh starts throw-away test
+  # servers with. The package's own cluster and service are not used.
+  libpq-dev postgresql-15
   libjansson-dev
   libmicrohttpd-dev
   libsodium-dev

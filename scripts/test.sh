@@ -20,6 +20,7 @@ run_stage() {
 }
 
 run_stage build make -j2 all
+run_stage schema-compare scripts/schema-compare.sh
 run_stage format scripts/format-check.sh
 run_stage unit make -j2 unit
 run_stage unit-asan make -j2 unit-asan

@@ -47,6 +47,10 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
                               " AND name = :name",
                               "SELECT count(*) FROM information_schema.tables"
                               " WHERE table_schema = current_schema() AND table_name = :name"},
+    /* SQLite keeps dbmcp's tables beside the user's (the authorizer hides
+     * them). PostgreSQL keeps them in the schema dbmcp, which the driver
+     * puts first in search_path; the migrations name no schema. */
+    [DIALECT_CATALOG_SCHEMA] = {"catalog schema", "", "CREATE SCHEMA IF NOT EXISTS dbmcp"},
     [DIALECT_MIGRATIONS_TABLE] = {"migrations table",
                                   "CREATE TABLE IF NOT EXISTS dbmcp_schema_migrations"
                                   " (" MIGRATIONS_COLUMNS

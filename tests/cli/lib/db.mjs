@@ -42,15 +42,28 @@ export function dbRows(bin, db, sql) {
     return out ? JSON.parse(out) : [];
 }
 
-// The base URI with its path (the database) replaced by name, its query kept.
+// A libpq URI's parts: scheme and authority, the database (its path) and the
+// query (host=…, user=…). Split by hand: WHATWG URL refuses the
+// user@/db?host=/dir form libpq takes for a Unix socket.
+function splitUri(uri) {
+    const q = uri.indexOf('?');
+    const head = q < 0 ? uri : uri.slice(0, q);
+    const slash = head.indexOf('/', head.indexOf('://') + 3);
+    return {
+        prefix: slash < 0 ? head : head.slice(0, slash),
+        database: slash < 0 ? '' : decodeURIComponent(head.slice(slash + 1)),
+        query: q < 0 ? '' : uri.slice(q),
+    };
+}
+
+// The base URI with its database replaced by name, its query kept.
 function uriWithDatabase(base, name) {
-    const u = new URL(base);
-    u.pathname = `/${name}`;
-    return u.toString();
+    const { prefix, query } = splitUri(base);
+    return `${prefix}/${name}${query}`;
 }
 
 function databaseOf(uri) {
-    return decodeURIComponent(new URL(uri).pathname.replace(/^\//, ''));
+    return splitUri(uri).database;
 }
 
 export function testDb(bin, dir, name, { template } = {}) {

@@ -26,6 +26,7 @@
 # The PostgreSQL path of test_db and test_db_cleanup waits for the
 # PostgreSQL driver: until it lands, dbmcp refuses postgres:// URIs, and
 # this code has not run.
+# shellcheck shell=bash
 
 test_db() {
   local name=$1

@@ -39,26 +39,6 @@ static int is_internal(const char *name)
     return has_prefix_ci(name, "dbmcp_") || has_prefix_ci(name, "sqlite_");
 }
 
-/* `"name"` with embedded quotes doubled (malloc'd). */
-static char *quote_ident(const char *name)
-{
-    size_t len = 3;
-    for (const char *p = name; *p; p++)
-        len += *p == '"' ? 2 : 1;
-    char *q = malloc(len), *o = q;
-    if (!q)
-        return NULL;
-    *o++ = '"';
-    for (const char *p = name; *p; p++) {
-        if (*p == '"')
-            *o++ = '"';
-        *o++ = *p;
-    }
-    *o++ = '"';
-    *o = '\0';
-    return q;
-}
-
 /* Append piece (len bytes) to *dst, separated by a space. */
 static void append_text(char **dst, const char *piece, size_t len)
 {
@@ -114,7 +94,7 @@ static int prepare_owned(store *db, char *sql, store_stmt **st, dbmcp_error *err
 /* "PRAGMA what(\"name\")" (malloc'd). */
 static char *pragma_sql(const char *what, const char *name)
 {
-    char *quoted = quote_ident(name), *sql = NULL;
+    char *quoted = store_ident_quote(name), *sql = NULL;
     if (quoted && asprintf(&sql, "PRAGMA %s(%s)", what, quoted) < 0)
         sql = NULL;
     free(quoted);
@@ -455,7 +435,7 @@ static int drop_unreadable_views(store *db, introspect_table *v, size_t *n, dbmc
     for (size_t i = 0; i < *n; i++) {
         int readable = 1;
         if (v[i].kind == INTROSPECT_VIEW) {
-            char *quoted = quote_ident(v[i].name), *sql = NULL;
+            char *quoted = store_ident_quote(v[i].name), *sql = NULL;
             if (quoted && asprintf(&sql, "SELECT 1 FROM %s", quoted) < 0)
                 sql = NULL;
             free(quoted);
@@ -591,7 +571,7 @@ int introspect_count_rows(store *db, introspect_table *t, int64_t cap, dbmcp_err
         return 0;
     if (cap < 0)
         cap = INTROSPECT_COUNT_CAP;
-    char *quoted = quote_ident(t->name), *sql = NULL;
+    char *quoted = store_ident_quote(t->name), *sql = NULL;
     if (quoted && asprintf(&sql, "SELECT 1 FROM %s LIMIT %lld", quoted, (long long)cap + 1) < 0)
         sql = NULL;
     free(quoted);

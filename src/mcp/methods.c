@@ -364,8 +364,18 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     const char *status = !rc                                                   ? "ok"
                          : rc == DBMCP_ETIMEOUT && flight && flight->cancelled ? "cancelled"
                                                                                : "error";
-    mcp_audit_simple(srv, s, ctx, "resources/read", uri, call_id, start, status, rc,
-                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL);
+    /* Every read waits for its row: even "not found" tells the reader
+     * something about the data behind a template. */
+    int audited = mcp_audit_simple(srv, s, ctx, "resources/read", uri, call_id, start, status, rc,
+                                   rc ? err.message : NULL, result ? json_compact_size(result) : 0,
+                                   -1, NULL, 1);
+    if (audited != 0 && result) {
+        json_decref(result);
+        result = NULL;
+        char withheld[200];
+        snprintf(withheld, sizeof withheld, "%s (call id %s)", MCP_AUDIT_WITHHELD, call_id);
+        fail(f, JSONRPC_INTERNAL_ERROR, "%s", withheld);
+    }
     reg_resource_free(&r);
     return result;
 }
@@ -470,7 +480,7 @@ static json_t *m_prompts_get(mcp_server *srv, mcp_session *s, const jsonrpc_msg 
         json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
     }
     mcp_audit_simple(srv, s, ctx, "prompts/get", name, call_id, start, rc ? "error" : "ok", rc,
-                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL);
+                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL, 0);
     return result;
 }
 

@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "core/text_safe.h"
 #include "mcp/internal.h"
+#include "mcp/query_caps.h"
 #include "tools/tool.h"
 
 typedef struct dispatch_state {
@@ -98,6 +99,56 @@ int mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, c
                 "call %s (%s %.200s): result withheld, its audit row is not committed after %ld ms",
                 call_id, method, target ? target : "", wait_ms);
     return rc;
+}
+
+/* --- caps on concurrent agent queries ------------------------------------------ */
+
+/* Whom the per-caller cap counts: the API key, else the principal. */
+static void caps_caller(const mcp_identity *who, char *out, size_t size)
+{
+    if (who->key_id[0])
+        snprintf(out, size, "key:%s", who->key_id);
+    else
+        snprintf(out, size, "principal:%s", who->principal);
+}
+
+static long cap_setting(mcp_server *srv, const char *key, long def)
+{
+    long v = mcp_server_setting_long(srv, key, def);
+    return v < 1 ? 1 : v > QUERY_CAPS_MAX ? QUERY_CAPS_MAX : v;
+}
+
+int mcp_query_enter(mcp_server *srv, const mcp_identity *who, dbmcp_error *err)
+{
+    char caller[180];
+    caps_caller(who, caller, sizeof caller);
+    long total = cap_setting(srv, "query.max_concurrent", QUERY_CAPS_TOTAL_DEFAULT);
+    long per_key = cap_setting(srv, "query.max_concurrent_per_key", QUERY_CAPS_PER_KEY_DEFAULT);
+    query_caps_verdict v = query_caps_enter(srv->caps, caller, total, per_key);
+    if (v == QUERY_CAPS_OK)
+        return 0;
+    if (v == QUERY_CAPS_KEY_FULL) {
+        dbmcp_error_set(err, DBMCP_EDENIED, "query.max_concurrent_per_key (%ld) reached by %s",
+                        per_key, caller);
+        snprintf(err->public_message, sizeof err->public_message,
+                 "Too many queries are running for this %s: at most %ld at once (setting "
+                 "query.max_concurrent_per_key). Wait for one to finish, then try again",
+                 who->key_id[0] ? "API key" : "caller", per_key);
+    } else {
+        dbmcp_error_set(err, DBMCP_EDENIED, "query.max_concurrent (%ld) reached", total);
+        snprintf(err->public_message, sizeof err->public_message,
+                 "Too many queries are running on this server: at most %ld at once (setting "
+                 "query.max_concurrent). Try again in a moment",
+                 total);
+    }
+    return DBMCP_EDENIED;
+}
+
+void mcp_query_leave(mcp_server *srv, const mcp_identity *who)
+{
+    char caller[180];
+    caps_caller(who, caller, sizeof caller);
+    query_caps_leave(srv->caps, caller);
 }
 
 /* --- env callbacks ------------------------------------------------------------ */
@@ -325,11 +376,20 @@ typedef struct call_outcome {
     json_t **rpc_data;
 } call_outcome;
 
-/* Run the handler of a validated call and fill o. */
+/* Run the handler of a validated call, within the caps on agent queries
+ * when it runs SQL, and fill o. */
 static void run_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const reg_tool *tool,
                      tool_handler_fn fn, json_t *args, const char *call_id, const jsonrpc_msg *msg,
                      inflight *flight, const char *state_plain, call_outcome *o, dbmcp_error *err)
 {
+    int agent_sql =
+        strcmp(tool->handler_kind, "sql") == 0 || tools_builtin_runs_agent_sql(tool->handler);
+    if (agent_sql && mcp_query_enter(srv, &s->who, err) != 0) {
+        o->result = error_result(err->public_message, call_id);
+        o->status = "denied";
+        o->code = err->code;
+        return;
+    }
     dispatch_state d = {srv, s, ctx, NULL, -1, NULL};
     d.progress_token = json_object_get(json_get_obj(msg->params, "_meta"), "progressToken");
     d.flight = flight;
@@ -338,6 +398,8 @@ static void run_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const r
     env.request_state = state_plain;
     tool_output out = {0};
     int rc = run_handler(&d, &env, fn, args, &out, err);
+    if (agent_sql)
+        mcp_query_leave(srv, &s->who);
     o->durable =
         strcmp(tool->handler_kind, "builtin") != 0 || !tools_builtin_is_quick(tool->handler);
     o->rows = env.rows;

@@ -11,6 +11,7 @@
 
 #include "catalog/catalog.h"
 #include "mcp/audit.h"
+#include "mcp/query_caps.h"
 #include "mcp/server.h"
 #include "store/registry.h"
 
@@ -58,6 +59,7 @@ struct mcp_server {
     store_pool *catalog;   /* read-write, dbmcp_* tables */
     store_pool *query;     /* read-only, user data */
     audit_queue *audit;
+    query_caps *caps;            /* agent queries running, in all and per caller */
     unsigned char state_key[32]; /* HMAC key for requestState */
     json_t *server_info;         /* {name, version, title} */
 
@@ -140,6 +142,13 @@ int mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, c
                      const char *target, const char *call_id, double start_ms, const char *status,
                      int code, const char *detail, size_t bytes, int64_t rows, char *sql_text,
                      int durable);
+/* Count one agent query (execute_query, an SQL tool, an `sql` resource
+ * template) of `who` against query.max_concurrent and
+ * query.max_concurrent_per_key. 0, or DBMCP_EDENIED with a public message
+ * naming the cap and its setting; every 0 needs one mcp_query_leave. */
+int mcp_query_enter(mcp_server *srv, const mcp_identity *who, dbmcp_error *err);
+void mcp_query_leave(mcp_server *srv, const mcp_identity *who);
+
 /* What a caller sees instead of a result whose audit row is not committed
  * within audit.max_wait_ms (with " (call id …)" appended). */
 #define MCP_AUDIT_WITHHELD                                                                         \

@@ -40,7 +40,7 @@ struct audit_queue {
     uint64_t written;       /* every ticket <= written is committed */
     size_t batch_n;         /* rows of the batch being written (0: none) */
     double batch_oldest;    /* queued_ms of its first row */
-    int waiters;            /* callers in audit_queue_wait */
+    int waiters;            /* callers waiting for the writer (their row, or room) */
     int flush_requested;    /* set by audit_queue_flush until the queue is empty */
     int stopping;           /* set by audit_queue_free */
     double stop_ms;         /* when */
@@ -352,9 +352,11 @@ uint64_t audit_queue_push(audit_queue *q, reg_audit_row *row)
      * (an empty queue always takes the row, however large). */
     if (q->bytes > 0 && q->bytes + bytes > q->cfg.max_bytes) {
         q->st.waited_for_room++;
+        q->waiters++; /* the writer takes the queue now, not at its next tick */
         pthread_cond_signal(&q->wake);
         while (q->bytes > 0 && q->bytes + bytes > q->cfg.max_bytes && !q->gave_up)
             pthread_cond_wait(&q->drained, &q->lock);
+        q->waiters--;
     }
     if (reserve_locked(q) != 0) {
         pthread_mutex_unlock(&q->lock);

@@ -43,7 +43,8 @@ struct audit_queue {
     int waiters;            /* callers waiting for the writer (their row, or room) */
     int flush_requested;    /* set by audit_queue_flush until the queue is empty */
     int stopping;           /* set by audit_queue_free */
-    double stop_ms;         /* when */
+    double stop_ms;         /* when the stop grace began: free, or a flush that timed out */
+    double flush_failed_ms; /* start of the last flush that timed out (0: none since) */
     int gave_up;            /* rows refused past the stop grace went to the log */
     double last_warn_ms;    /* last lag warning */
     int behind;             /* a lag warning awaits its "caught up" line */
@@ -407,6 +408,7 @@ int audit_queue_flush(audit_queue *q)
         return 0;
     struct timespec ts;
     deadline_after(&ts, q->cfg.stop_grace_ms);
+    double started = ids_monotonic_ms();
     pthread_mutex_lock(&q->lock);
     if (q->n > 0 || q->batch_n > 0) {
         q->flush_requested = 1;
@@ -416,6 +418,9 @@ int audit_queue_flush(audit_queue *q)
                 break;
     }
     int rc = q->n > 0 || q->batch_n > 0 ? DBMCP_ETIMEOUT : 0;
+    /* A flush the database outlasted already spent the stop grace: a free
+     * right after it (shutdown) gives up at the next refusal. */
+    q->flush_failed_ms = rc ? started : 0;
     pthread_mutex_unlock(&q->lock);
     return rc;
 }
@@ -436,7 +441,7 @@ void audit_queue_free(audit_queue *q)
         return;
     pthread_mutex_lock(&q->lock);
     q->stopping = 1;
-    q->stop_ms = ids_monotonic_ms();
+    q->stop_ms = q->flush_failed_ms ? q->flush_failed_ms : ids_monotonic_ms();
     pthread_cond_signal(&q->wake);
     pthread_cond_signal(&q->retry);
     pthread_mutex_unlock(&q->lock);

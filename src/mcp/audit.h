@@ -16,8 +16,9 @@
  * meanwhile wait behind it. The queue is bounded in bytes (`max_bytes`):
  * a push past the bound waits until the writer made room (backpressure),
  * it does not drop. Only audit_queue_free gives up: rows still refused
- * `stop_grace_ms` after it was called are written to the operator log
- * (one line each), not to the table.
+ * `stop_grace_ms` after it was called (or after the start of a flush just
+ * before it that timed out) are written to the operator log (one line
+ * each), not to the table.
  *
  * Lag. While the oldest pending row is older than `lag_warn_ms` the writer
  * logs a warning with the queue depth and the failed attempts, at most

@@ -45,6 +45,11 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/case_files.h $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $(filter-out %.h,$^) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
+# Helper programs of the CLI suites (tests/cli/*.c), linked with the library.
+$(BUILD)/tests/cli/%: tests/cli/%.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 deps:
@@ -114,7 +119,7 @@ $(BUILD)/bench/json_write_bench: bench/json_write_bench.c $(BUILD)/obj/core/json
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 format:
-	clang-format -i $(SRCS) $(shell find src tests/unit fuzz -name '*.h' -o -name '*.c' 2>/dev/null | sort -u)
+	clang-format -i $(SRCS) $(shell find src tests/unit tests/cli fuzz -name '*.h' -o -name '*.c' 2>/dev/null | sort -u)
 
 format-check:
 	@scripts/format-check.sh

@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "core/text_safe.h"
 #include "mcp/internal.h"
+#include "mcp/query_caps.h"
 #include "tools/tool.h"
 
 typedef struct dispatch_state {
@@ -56,9 +57,10 @@ static char *bound_sql(char *sql_text)
     return bounded;
 }
 
-void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
-                      const char *target, const char *call_id, double start_ms, const char *status,
-                      int code, const char *detail, size_t bytes, int64_t rows, char *sql_text)
+int mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
+                     const char *target, const char *call_id, double start_ms, const char *status,
+                     int code, const char *detail, size_t bytes, int64_t rows, char *sql_text,
+                     int durable)
 {
     reg_audit_row row;
     memset(&row, 0, sizeof row);
@@ -84,7 +86,69 @@ void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, 
     row.bytes_out = (int64_t)bytes;
     row.rows_out = rows;
     row.sql_text = bound_sql(sql_text);
-    audit_queue_push(srv->audit, &row);
+    uint64_t ticket = audit_queue_push(srv->audit, &row);
+    if (!durable)
+        return 0;
+    long wait_ms = mcp_server_setting_long(srv, "audit.max_wait_ms", MCP_AUDIT_MAX_WAIT_DEFAULT);
+    wait_ms = wait_ms < MCP_AUDIT_MAX_WAIT_MIN   ? MCP_AUDIT_MAX_WAIT_MIN
+              : wait_ms > MCP_AUDIT_MAX_WAIT_MAX ? MCP_AUDIT_MAX_WAIT_MAX
+                                                 : wait_ms;
+    int rc = audit_queue_wait(srv->audit, ticket, (int)wait_ms);
+    if (rc)
+        log_msg(LOG_WARN, "audit",
+                "call %s (%s %.200s): result withheld, its audit row is not committed after %ld ms",
+                call_id, method, target ? target : "", wait_ms);
+    return rc;
+}
+
+/* --- caps on concurrent agent queries ------------------------------------------ */
+
+/* Whom the per-caller cap counts: the API key, else the principal. */
+static void caps_caller(const mcp_identity *who, char *out, size_t size)
+{
+    if (who->key_id[0])
+        snprintf(out, size, "key:%s", who->key_id);
+    else
+        snprintf(out, size, "principal:%s", who->principal);
+}
+
+static long cap_setting(mcp_server *srv, const char *key, long def)
+{
+    long v = mcp_server_setting_long(srv, key, def);
+    return v < 1 ? 1 : v > QUERY_CAPS_MAX ? QUERY_CAPS_MAX : v;
+}
+
+int mcp_query_enter(mcp_server *srv, const mcp_identity *who, dbmcp_error *err)
+{
+    char caller[180];
+    caps_caller(who, caller, sizeof caller);
+    long total = cap_setting(srv, "query.max_concurrent", QUERY_CAPS_TOTAL_DEFAULT);
+    long per_key = cap_setting(srv, "query.max_concurrent_per_key", QUERY_CAPS_PER_KEY_DEFAULT);
+    query_caps_verdict v = query_caps_enter(srv->caps, caller, total, per_key);
+    if (v == QUERY_CAPS_OK)
+        return 0;
+    if (v == QUERY_CAPS_KEY_FULL) {
+        dbmcp_error_set(err, DBMCP_EDENIED, "query.max_concurrent_per_key (%ld) reached by %s",
+                        per_key, caller);
+        snprintf(err->public_message, sizeof err->public_message,
+                 "Too many queries are running for this %s: at most %ld at once (setting "
+                 "query.max_concurrent_per_key). Wait for one to finish, then try again",
+                 who->key_id[0] ? "API key" : "caller", per_key);
+    } else {
+        dbmcp_error_set(err, DBMCP_EDENIED, "query.max_concurrent (%ld) reached", total);
+        snprintf(err->public_message, sizeof err->public_message,
+                 "Too many queries are running on this server: at most %ld at once (setting "
+                 "query.max_concurrent). Try again in a moment",
+                 total);
+    }
+    return DBMCP_EDENIED;
+}
+
+void mcp_query_leave(mcp_server *srv, const mcp_identity *who)
+{
+    char caller[180];
+    caps_caller(who, caller, sizeof caller);
+    query_caps_leave(srv->caps, caller);
 }
 
 /* --- env callbacks ------------------------------------------------------------ */
@@ -297,6 +361,74 @@ static int set_rpc(int *rpc_code, char *rpc_message, size_t size, int code, cons
     return code;
 }
 
+/* What a call came to, for its answer and its audit row. */
+typedef struct call_outcome {
+    json_t *result;     /* the CallToolResult, or NULL for a JSON-RPC error */
+    const char *status; /* audit status */
+    int code;           /* audit error class (0: none) */
+    int64_t rows;       /* rows shown, -1: not a query */
+    char *sql_text;     /* SQL for the audit (owned), or NULL */
+    int durable;        /* the handler ran and could read data or change state:
+                           the answer waits for the committed audit row */
+    int *rpc_code;      /* JSON-RPC error out-parameters of mcp_dispatch_tool_call */
+    char *rpc_message;
+    size_t rpc_message_size;
+    json_t **rpc_data;
+} call_outcome;
+
+/* Run the handler of a validated call, within the caps on agent queries
+ * when it runs SQL, and fill o. */
+static void run_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const reg_tool *tool,
+                     tool_handler_fn fn, json_t *args, const char *call_id, const jsonrpc_msg *msg,
+                     inflight *flight, const char *state_plain, call_outcome *o, dbmcp_error *err)
+{
+    int agent_sql =
+        strcmp(tool->handler_kind, "sql") == 0 || tools_builtin_runs_agent_sql(tool->handler);
+    if (agent_sql && mcp_query_enter(srv, &s->who, err) != 0) {
+        o->result = error_result(err->public_message, call_id);
+        o->status = "denied";
+        o->code = err->code;
+        return;
+    }
+    dispatch_state d = {srv, s, ctx, NULL, -1, NULL};
+    d.progress_token = json_object_get(json_get_obj(msg->params, "_meta"), "progressToken");
+    d.flight = flight;
+    tool_env env;
+    fill_env(&env, &d, tool, call_id, msg);
+    env.request_state = state_plain;
+    tool_output out = {0};
+    int rc = run_handler(&d, &env, fn, args, &out, err);
+    if (agent_sql)
+        mcp_query_leave(srv, &s->who);
+    o->durable =
+        strcmp(tool->handler_kind, "builtin") != 0 || !tools_builtin_is_quick(tool->handler);
+    o->rows = env.rows;
+    char sql_setting[8] = "on";
+    mcp_server_setting(srv, "audit.sql_text", sql_setting, sizeof sql_setting);
+    if (out.audit_sql && strcmp(sql_setting, "off") != 0) {
+        o->sql_text = out.audit_sql;
+        out.audit_sql = NULL;
+    }
+    if (rc == 0 && out.missing_capabilities) {
+        set_rpc(o->rpc_code, o->rpc_message, o->rpc_message_size, MCP_MISSING_CLIENT_CAPABILITY,
+                "Missing required client capability");
+        o->status = "denied";
+        o->code = DBMCP_EDENIED;
+        *o->rpc_data = json_pack("{s:O}", "requiredCapabilities", out.missing_capabilities);
+    } else if (rc == 0) {
+        o->result = success_result(srv, &out, tool, call_id);
+        o->status = out.is_error ? "error" : "ok";
+    } else {
+        log_msg(LOG_WARN, "dispatch", "call %s tool %s failed: %s", call_id, tool->name,
+                err->message);
+        o->result =
+            error_result(err->public_message[0] ? err->public_message : "The tool failed", call_id);
+        o->status = rc == DBMCP_ETIMEOUT && d.flight && d.flight->cancelled ? "cancelled" : "error";
+        o->code = rc;
+    }
+    tool_output_free(&out);
+}
+
 json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
                                const catalog_snapshot *snap, const jsonrpc_msg *msg, int *rpc_code,
                                char *rpc_message, size_t rpc_message_size, json_t **rpc_data,
@@ -323,72 +455,42 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
             snprintf(text, sizeof text, "arguments must be a JSON object");
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
         mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error", DBMCP_ENOTFOUND,
-                         text, 0, -1, NULL);
+                         text, 0, -1, NULL, 0);
         return NULL;
     }
 
     json_t *args = args_in ? json_deep_copy(args_in) : json_object();
     jsonschema_apply_defaults(tool->input_schema, args);
-    json_t *result = NULL;
-    const char *status = "ok";
-    int code = 0;
+    call_outcome o = {NULL,    "ok", 0, -1, NULL, 0, rpc_code, rpc_message, rpc_message_size,
+                      rpc_data};
     const char *request_state = json_get_str(msg->params, "requestState");
-    int64_t rows = -1;
-    char *sql_text = NULL;
     char *state_plain = NULL;
 
     if (jsonschema_validate_strict(tool->input_schema, args, &err) != 0) {
-        result = error_result(err.public_message, call_id);
-        status = "error";
-        code = err.code;
+        o.result = error_result(err.public_message, call_id);
+        o.status = "error";
+        o.code = err.code;
     } else if (request_state && !(state_plain = mcp_state_open(srv, request_state))) {
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS,
                 "Invalid params: requestState failed its integrity check");
-        status = "denied";
-        code = DBMCP_EDENIED;
+        o.status = "denied";
+        o.code = DBMCP_EDENIED;
         dbmcp_error_set(&err, DBMCP_EDENIED, "tampered or foreign requestState");
     } else {
-        dispatch_state d = {srv, s, ctx, NULL, -1, NULL};
-        d.progress_token = json_object_get(json_get_obj(msg->params, "_meta"), "progressToken");
-        d.flight = flight;
-        tool_env env;
-        fill_env(&env, &d, tool, call_id, msg);
-        env.request_state = state_plain;
-        tool_output out = {0};
-        int rc = run_handler(&d, &env, fn, args, &out, &err);
-        rows = env.rows;
-        char sql_setting[8] = "on";
-        mcp_server_setting(srv, "audit.sql_text", sql_setting, sizeof sql_setting);
-        if (out.audit_sql && strcmp(sql_setting, "off") != 0) {
-            sql_text = out.audit_sql;
-            out.audit_sql = NULL;
-        }
-        if (rc == 0 && out.missing_capabilities) {
-            set_rpc(rpc_code, rpc_message, rpc_message_size, MCP_MISSING_CLIENT_CAPABILITY,
-                    "Missing required client capability");
-            status = "denied";
-            code = DBMCP_EDENIED;
-        } else if (rc == 0) {
-            result = success_result(srv, &out, tool, call_id);
-            status = out.is_error ? "error" : "ok";
-        } else {
-            log_msg(LOG_WARN, "dispatch", "call %s tool %s failed: %s", call_id, tool->name,
-                    err.message);
-            result = error_result(err.public_message[0] ? err.public_message : "The tool failed",
-                                  call_id);
-            status =
-                rc == DBMCP_ETIMEOUT && d.flight && d.flight->cancelled ? "cancelled" : "error";
-            code = rc;
-        }
-        if (!result && out.missing_capabilities)
-            *rpc_data = json_pack("{s:O}", "requiredCapabilities", out.missing_capabilities);
-        tool_output_free(&out);
+        run_call(srv, s, ctx, tool, fn, args, call_id, msg, flight, state_plain, &o, &err);
     }
-    if (result)
-        json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
-    mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, status, code,
-                     code ? err.message : NULL, content_bytes(result), rows, sql_text);
+    if (o.result)
+        json_object_set_new(o.result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
+    int audited = mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, o.status,
+                                   o.code, o.code ? err.message : NULL, content_bytes(o.result),
+                                   o.rows, o.sql_text, o.durable);
+    if (audited != 0 && o.result) {
+        /* Fail closed: no result leaves before its audit row is committed. */
+        json_decref(o.result);
+        o.result = error_result(MCP_AUDIT_WITHHELD, call_id);
+        json_object_set_new(o.result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
+    }
     free(state_plain);
     json_decref(args);
-    return result;
+    return o.result;
 }

@@ -11,6 +11,7 @@
 
 #include "catalog/catalog.h"
 #include "mcp/audit.h"
+#include "mcp/query_caps.h"
 #include "mcp/server.h"
 #include "store/registry.h"
 
@@ -51,12 +52,14 @@ struct mcp_server {
     char *allowed_tools; /* owned copy or NULL */
     char *server_name;
     int watch_interval_ms;
-    int page_size;       /* items per list page */
-    int list_ttl_ms;     /* modern ttlMs */
-    int audit_flush_ms;  /* audit writer interval */
-    store_pool *catalog; /* read-write, dbmcp_* tables */
-    store_pool *query;   /* read-only, user data */
+    int page_size;         /* items per list page */
+    int list_ttl_ms;       /* modern ttlMs */
+    int audit_flush_ms;    /* audit writer interval */
+    int audit_lag_warn_ms; /* audit lag past which the writer warns */
+    store_pool *catalog;   /* read-write, dbmcp_* tables */
+    store_pool *query;     /* read-only, user data */
     audit_queue *audit;
+    query_caps *caps;            /* agent queries running, in all and per caller */
     unsigned char state_key[32]; /* HMAC key for requestState */
     json_t *server_info;         /* {name, version, title} */
 
@@ -129,10 +132,31 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
                                const catalog_snapshot *snap, const jsonrpc_msg *msg, int *rpc_code,
                                char *rpc_message, size_t rpc_message_size, json_t **rpc_data,
                                inflight *flight);
-/* Queue one audit row; takes ownership of sql_text (may be NULL). */
-void mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
-                      const char *target, const char *call_id, double start_ms, const char *status,
-                      int code, const char *detail, size_t bytes, int64_t rows, char *sql_text);
+/* Queue one audit row; takes ownership of sql_text (may be NULL). With
+ * `durable` (the call read user data or may have changed state) wait until
+ * the row is committed, at most `audit.max_wait_ms`: 0 when it is (always
+ * 0 without `durable`), DBMCP_ETIMEOUT when it is not yet; the caller then
+ * withholds its result and answers MCP_AUDIT_WITHHELD instead. The row
+ * stays queued and is written when the database takes it. */
+int mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, const char *method,
+                     const char *target, const char *call_id, double start_ms, const char *status,
+                     int code, const char *detail, size_t bytes, int64_t rows, char *sql_text,
+                     int durable);
+/* Count one agent query (execute_query, an SQL tool, an `sql` resource
+ * template) of `who` against query.max_concurrent and
+ * query.max_concurrent_per_key. 0, or DBMCP_EDENIED with a public message
+ * naming the cap and its setting; every 0 needs one mcp_query_leave. */
+int mcp_query_enter(mcp_server *srv, const mcp_identity *who, dbmcp_error *err);
+void mcp_query_leave(mcp_server *srv, const mcp_identity *who);
+
+/* What a caller sees instead of a result whose audit row is not committed
+ * within audit.max_wait_ms (with " (call id …)" appended). */
+#define MCP_AUDIT_WITHHELD                                                                         \
+    "The result is withheld: the audit log could not record this call in time. Try again later"
+/* audit.max_wait_ms: default and bounds, in milliseconds. */
+#define MCP_AUDIT_MAX_WAIT_DEFAULT 30000
+#define MCP_AUDIT_MAX_WAIT_MIN 100
+#define MCP_AUDIT_MAX_WAIT_MAX 600000
 
 /* Tell listen streams (and legacy sessions) that a list changed now,
  * without waiting for the watcher ("tools", "prompts" or "resources"). */

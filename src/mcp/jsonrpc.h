@@ -26,6 +26,8 @@
 #define MCP_HEADER_MISMATCH -32020
 #define MCP_MISSING_CLIENT_CAPABILITY -32021
 #define MCP_UNSUPPORTED_VERSION -32022
+/* dbmcp: a cap on concurrent work was reached; the message names it (server-defined range). */
+#define MCP_SERVER_BUSY -32000
 
 /* Largest message any transport accepts (bytes). */
 #define JSONRPC_MAX_MESSAGE (4 * 1024 * 1024)

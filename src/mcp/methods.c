@@ -248,14 +248,22 @@ static json_t *resource_contents(const reg_resource *r, const char *uri)
 
 /* Read a URI produced by a template with an 'sql' handler: the first column
  * of the first row, with the template variables bound by name. */
-static int read_sql_template(mcp_server *srv, const reg_template *t, const json_t *vars,
-                             atomic_int *cancelled, reg_resource *out, dbmcp_error *err)
+static int read_sql_template(mcp_server *srv, const mcp_identity *who, const reg_template *t,
+                             const json_t *vars, atomic_int *cancelled, reg_resource *out,
+                             int *capped, dbmcp_error *err)
 {
+    int rc = mcp_query_enter(srv, who, err);
+    if (rc) {
+        *capped = 1;
+        return rc;
+    }
     store *db = store_pool_acquire(srv->query, err);
-    if (!db)
+    if (!db) {
+        mcp_query_leave(srv, who);
         return err->code;
+    }
     store_stmt *st;
-    int rc = store_prepare(db, t->handler, &st, err);
+    rc = store_prepare(db, t->handler, &st, err);
     if (!rc) {
         /* Operator-written like a report tool: the same time limit, and the
          * client's cancellation interrupts it. */
@@ -286,11 +294,15 @@ static int read_sql_template(mcp_server *srv, const reg_template *t, const json_
         store_set_memory_budget(db, 0);
     }
     store_pool_release(srv->query, db);
+    mcp_query_leave(srv, who);
     return rc;
 }
 
-static int read_resource(mcp_server *srv, const catalog_snapshot *snap, const char *uri,
-                         atomic_int *cancelled, reg_resource *out, dbmcp_error *err)
+/* Read uri for `who`; *capped is set when a cap on concurrent queries
+ * refused it. */
+static int read_resource(mcp_server *srv, const mcp_identity *who, const catalog_snapshot *snap,
+                         const char *uri, atomic_int *cancelled, reg_resource *out, int *capped,
+                         dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
     store *db;
@@ -307,7 +319,7 @@ static int read_resource(mcp_server *srv, const catalog_snapshot *snap, const ch
     if (!t)
         return dbmcp_error_set(err, DBMCP_ENOTFOUND, "Resource not found: %s", uri);
     if (strcmp(t->handler_kind, "sql") == 0) {
-        rc = read_sql_template(srv, t, vars, cancelled, out, err);
+        rc = read_sql_template(srv, who, t, vars, cancelled, out, capped, err);
         if (!rc)
             out->mime_type = strdup(t->mime_type);
     } else if (strcmp(t->handler, "resource_by_uri") == 0) {
@@ -349,7 +361,9 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     reg_resource r;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int rc = read_resource(srv, snap, uri, flight ? &flight->cancelled : NULL, &r, &err);
+    int capped = 0;
+    int rc = read_resource(srv, &s->who, snap, uri, flight ? &flight->cancelled : NULL, &r, &capped,
+                           &err);
     json_t *result = NULL;
     if (rc == 0) {
         result = json_pack("{s:[o]}", "contents", resource_contents(&r, uri));
@@ -358,14 +372,28 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
         fail(f, is_modern(msg) ? JSONRPC_INVALID_PARAMS : MCP_RESOURCE_NOT_FOUND_LEGACY,
              "Resource not found: %s", uri);
         f->data = json_pack("{s:s}", "uri", uri);
+    } else if (capped) {
+        /* a cap on concurrent queries: the message names it and its setting */
+        fail(f, MCP_SERVER_BUSY, "%s", err.public_message);
     } else {
         fail(f, JSONRPC_INTERNAL_ERROR, "the resource could not be read (call %s)", call_id);
     }
     const char *status = !rc                                                   ? "ok"
+                         : capped                                              ? "denied"
                          : rc == DBMCP_ETIMEOUT && flight && flight->cancelled ? "cancelled"
                                                                                : "error";
-    mcp_audit_simple(srv, s, ctx, "resources/read", uri, call_id, start, status, rc,
-                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL);
+    /* Every read waits for its row: even "not found" tells the reader
+     * something about the data behind a template. */
+    int audited = mcp_audit_simple(srv, s, ctx, "resources/read", uri, call_id, start, status, rc,
+                                   rc ? err.message : NULL, result ? json_compact_size(result) : 0,
+                                   -1, NULL, !capped);
+    if (audited != 0 && result) {
+        json_decref(result);
+        result = NULL;
+        char withheld[200];
+        snprintf(withheld, sizeof withheld, "%s (call id %s)", MCP_AUDIT_WITHHELD, call_id);
+        fail(f, JSONRPC_INTERNAL_ERROR, "%s", withheld);
+    }
     reg_resource_free(&r);
     return result;
 }
@@ -470,7 +498,7 @@ static json_t *m_prompts_get(mcp_server *srv, mcp_session *s, const jsonrpc_msg 
         json_object_set_new(result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
     }
     mcp_audit_simple(srv, s, ctx, "prompts/get", name, call_id, start, rc ? "error" : "ok", rc,
-                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL);
+                     rc ? err.message : NULL, result ? json_compact_size(result) : 0, -1, NULL, 0);
     return result;
 }
 

@@ -623,6 +623,10 @@ static int open_and_check(mcp_server *srv, dbmcp_error *err)
         if (v && atoi(v) > 0)
             srv->audit_flush_ms = atoi(v);
         free(v);
+        v = reg_setting_get(db, "audit.lag_warn_ms");
+        if (v && atoi(v) > 0)
+            srv->audit_lag_warn_ms = atoi(v);
+        free(v);
         rc = reg_versions_get(db, &srv->versions, err);
     }
     if (!rc)
@@ -641,6 +645,14 @@ static void load_state_key(mcp_server *srv)
         len == sizeof srv->state_key)
         return;
     randombytes_buf(srv->state_key, sizeof srv->state_key);
+}
+
+/* Query handles beyond the configured pool: query.max_concurrent as read
+ * at start. */
+static int query_pool_extra(mcp_server *srv)
+{
+    long n = mcp_server_setting_long(srv, "query.max_concurrent", QUERY_CAPS_TOTAL_DEFAULT);
+    return n < 1 ? 1 : n > QUERY_CAPS_MAX ? QUERY_CAPS_MAX : (int)n;
 }
 
 /* Least privilege: refuse to serve when a query handle could write. */
@@ -671,19 +683,28 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
     srv->watch_interval_ms = cfg->watch_interval_ms > 0 ? cfg->watch_interval_ms : 500;
     srv->page_size = 50;
     srv->list_ttl_ms = 60000;
-    srv->audit_flush_ms = 200;
+    srv->audit_flush_ms = AUDIT_FLUSH_MS_DEFAULT;
+    srv->audit_lag_warn_ms = AUDIT_LAG_WARN_MS_DEFAULT;
     int pool = cfg->pool_size > 0 ? cfg->pool_size : 4;
+    srv->caps = query_caps_create();
     load_state_key(srv);
     srv->server_info = json_pack("{s:s, s:s, s:s}", "name", srv->server_name, "title",
                                  "dbmcp — database MCP server", "version", DBMCP_VERSION);
-    int rc = store_pool_create(srv->db_url, STORE_READWRITE, pool, &srv->catalog, err);
+    int rc = srv->caps ? 0 : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     if (!rc)
-        rc = store_pool_create(srv->db_url, STORE_READONLY, pool, &srv->query, err);
+        rc = store_pool_create(srv->db_url, STORE_READWRITE, pool, &srv->catalog, err);
     if (!rc)
         rc = open_and_check(srv, err);
+    /* Room for every agent query the cap admits (as set at start) beside
+     * the schema tools, so a query under the cap never queues for a
+     * handle; handles open only when that many are in use at once. */
+    if (!rc)
+        rc = store_pool_create(srv->db_url, STORE_READONLY, pool + query_pool_extra(srv),
+                               &srv->query, err);
     if (!rc)
         rc = verify_query_connection(srv, err);
-    if (!rc && !(srv->audit = audit_queue_create(srv->catalog, srv->audit_flush_ms)))
+    audit_config audit = {srv->audit_flush_ms, 0, srv->audit_lag_warn_ms, 0};
+    if (!rc && !(srv->audit = audit_queue_create(srv->catalog, &audit)))
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the audit writer");
     if (!rc && pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the catalog watcher");
@@ -741,6 +762,7 @@ void mcp_server_free(mcp_server *srv)
     }
     pthread_mutex_unlock(&srv->lock);
     store_pool_free(srv->query);
+    query_caps_free(srv->caps);
     store_pool_free(srv->catalog);
     json_decref(srv->server_info);
     json_decref(srv->settings);

@@ -4,9 +4,14 @@
  * Handles are opened on first use and kept for the life of the pool: a
  * long-lived server pays the open cost once, not per request. Acquire blocks
  * on a condition variable while every handle is busy.
+ *
+ * Threading: `slots` and `busy` are read and written only under `lock`. A
+ * handle is opened outside the lock by the thread that marked its slot
+ * busy, and published under the lock afterwards.
  */
 #include "store/store.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,41 +65,63 @@ void store_pool_free(store_pool *p)
     free(p);
 }
 
+/* The first free slot, preferring one whose handle is open already (so a
+ * pool larger than the load opens no more handles than the load needs);
+ * -1 when every slot is busy. Called with the lock held. */
+static int free_slot_locked(const store_pool *p)
+{
+    int unopened = -1;
+    for (int i = 0; i < p->size; i++) {
+        if (p->busy[i])
+            continue;
+        if (p->slots[i])
+            return i;
+        if (unopened < 0)
+            unopened = i;
+    }
+    return unopened;
+}
+
 store *store_pool_acquire(store_pool *p, dbmcp_error *err)
 {
     pthread_mutex_lock(&p->lock);
-    int slot = -1;
-    while (slot < 0) {
-        for (int i = 0; i < p->size; i++) {
-            if (!p->busy[i]) {
-                slot = i;
-                break;
-            }
-        }
-        if (slot < 0)
-            pthread_cond_wait(&p->freed, &p->lock);
-    }
+    int slot;
+    while ((slot = free_slot_locked(p)) < 0)
+        pthread_cond_wait(&p->freed, &p->lock);
     p->busy[slot] = 1;
+    store *db = p->slots[slot];
     pthread_mutex_unlock(&p->lock);
+    if (db)
+        return db;
 
-    if (!p->slots[slot] && store_open(p->url, p->flags, &p->slots[slot], err) != 0) {
-        pthread_mutex_lock(&p->lock);
+    /* Open without the lock (opening may wait on the file, or on a server):
+     * the slot is marked busy, so no other thread opens or hands it out,
+     * and the handle is published under the lock, where release and other
+     * acquirers read slots. */
+    if (store_open(p->url, p->flags, &db, err) != 0)
+        db = NULL;
+    pthread_mutex_lock(&p->lock);
+    if (db)
+        p->slots[slot] = db;
+    else {
         p->busy[slot] = 0;
         pthread_cond_signal(&p->freed);
-        pthread_mutex_unlock(&p->lock);
-        return NULL;
     }
-    return p->slots[slot];
+    pthread_mutex_unlock(&p->lock);
+    return db;
 }
 
 void store_pool_release(store_pool *p, store *db)
 {
     if (!db)
         return;
+    /* Still checked out to this thread: end its transaction before another
+     * thread can get it, without holding the pool's lock meanwhile. */
+    store_rollback(db);
     pthread_mutex_lock(&p->lock);
     for (int i = 0; i < p->size; i++) {
         if (p->slots[i] == db) {
-            store_rollback(db);
+            assert(p->busy[i]);
             p->busy[i] = 0;
             break;
         }

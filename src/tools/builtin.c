@@ -56,7 +56,7 @@ static const builtin_entry general_builtins[] = {
     {"list_tables", tools_schema_list_tables, BUILTIN_QUERY},
     {"describe_table", tools_schema_describe_table, BUILTIN_QUERY},
     {"search_objects", tools_schema_search_objects, BUILTIN_QUERY},
-    {"execute_query", tools_execute_query, BUILTIN_QUERY},
+    {"execute_query", tools_execute_query, BUILTIN_QUERY | BUILTIN_AGENT_SQL},
     {NULL, NULL, 0},
 };
 
@@ -90,6 +90,12 @@ int tools_builtin_only_query(const char *name)
 {
     const builtin_entry *e = find_entry(name);
     return e && (e->flags & (BUILTIN_QUERY | BUILTIN_INTERNAL)) == BUILTIN_QUERY;
+}
+
+int tools_builtin_runs_agent_sql(const char *name)
+{
+    const builtin_entry *e = find_entry(name);
+    return e && (e->flags & BUILTIN_AGENT_SQL);
 }
 
 int tools_builtin_needs_internal(const char *name)

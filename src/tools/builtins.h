@@ -8,9 +8,10 @@
 #include "tools/tool.h"
 
 /* What the dispatcher must prepare for a builtin. */
-#define BUILTIN_QUICK 0x1    /* pure computation: may run on the reading thread */
-#define BUILTIN_QUERY 0x2    /* reads user data: gets tool_env.query_db */
-#define BUILTIN_INTERNAL 0x4 /* reads/writes dbmcp's own tables: gets tool_env.internal_db */
+#define BUILTIN_QUICK 0x1     /* pure computation: may run on the reading thread */
+#define BUILTIN_QUERY 0x2     /* reads user data: gets tool_env.query_db */
+#define BUILTIN_INTERNAL 0x4  /* reads/writes dbmcp's own tables: gets tool_env.internal_db */
+#define BUILTIN_AGENT_SQL 0x8 /* runs SQL the agent wrote: counted against query.max_concurrent */
 
 /* One row of a module's table of builtins, ended by {NULL, NULL, 0}.
  * builtin.c lists every module's table. */

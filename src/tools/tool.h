@@ -115,6 +115,8 @@ int tools_builtin_needs_query(const char *name);
  * (BUILTIN_QUERY without BUILTIN_INTERNAL): their waiting is watched by
  * the query handle's progress handler. */
 int tools_builtin_only_query(const char *name);
+/* Nonzero for builtins that run SQL an agent wrote (execute_query). */
+int tools_builtin_runs_agent_sql(const char *name);
 /* Nonzero for builtins that keep state in dbmcp's own tables
  * (tool_env.internal_db). */
 int tools_builtin_needs_internal(const char *name);

@@ -27,7 +27,7 @@
 # Waits are for events: the server's "listening on" line, a line of its
 # operator log, the lock holder's "locked", a helper's "threshold", curl
 # processes ending. The only time bounds are generous upper bounds on
-# those waits (60 s). Needs bash, curl, node and sqlite3 (settings rows);
+# those waits (60 s). Needs bash, curl and node;
 # builds build/tests/cli/hold_write_lock. Prints "N passed, M failed";
 # exits 1 on any failure.
 #
@@ -41,7 +41,6 @@ LOCKER="$ROOT/build/tests/cli/hold_write_lock"
 
 command -v node >/dev/null || { echo "hostile_audit.sh: node is required" >&2; exit 1; }
 command -v curl >/dev/null || { echo "hostile_audit.sh: curl is required" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "hostile_audit.sh: sqlite3 is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "hostile_audit.sh: $BIN not built (run make)" >&2; exit 1; }
 make -s -C "$ROOT" build/tests/cli/hold_write_lock >&2 ||
   { echo "hostile_audit.sh: cannot build $LOCKER" >&2; exit 1; }
@@ -83,7 +82,7 @@ KEY_A="$(new_key alice)"
 KEY_B="$(new_key bob)"
 KEY_C="$(new_key carol)"
 setting() {
-  sqlite3 "$DB" "INSERT INTO dbmcp_settings (key, value) VALUES ('$1', '$2')
+  "$BIN" sql --db "$DB" "INSERT INTO dbmcp_settings (key, value) VALUES ('$1', '$2')
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 }
 

@@ -2,7 +2,9 @@
  * introspect.h — schema discovery on the read-only query connection: the
  * user tables and views an agent may query, their row estimates, columns,
  * keys, indexes and comments. The schema tools (tools/schema_tools.c) are
- * built on it; all the SQL it takes lives in introspect.c.
+ * built on it. introspect.c holds what every engine shares; the catalog SQL
+ * lives in a reader per engine, chosen by store_dialect(db)
+ * (introspect_dialect.h): SQLite's is introspect_sqlite.c.
  *
  * Only user objects appear: dbmcp's own dbmcp_* tables, SQLite's sqlite_*
  * tables and the shadow tables of virtual tables are never listed, and

@@ -4,8 +4,8 @@
  * store_dialect(db) (introspect_dialect.h), the order of the list, the
  * resolution of a caller's name against it, the capped row count, the
  * keys left out because they name dbmcp's own tables, and the free
- * functions. The catalog SQL of each engine lives in its reader
- * (introspect_sqlite.c).
+ * functions. The catalog SQL of each engine lives in introspect_sqlite.c
+ * and introspect_pg.c.
  *
  * A caller's name never reaches SQL text: introspect_describe resolves it
  * against the list first, and the count reads the quoted name its reader
@@ -129,8 +129,8 @@ void introspect_detail_free(introspect_detail *d)
 
 static const introspect_dialect *dialect_of(store *db)
 {
-    (void)db;
-    return &introspect_sqlite_dialect;
+    return strcmp(store_dialect(db), introspect_pg_dialect.name) == 0 ? &introspect_pg_dialect
+                                                                      : &introspect_sqlite_dialect;
 }
 
 static int check_handle(store *db, dbmcp_error *err)

@@ -10,7 +10,10 @@
  * introspect.h:
  *   introspect_sqlite.c  sqlite_master, sqlite_stat1, the table_xinfo,
  *                        foreign_key_list and index_list pragmas, and
- *                        comments recovered from the CREATE text.
+ *                        comments recovered from the CREATE text;
+ *   introspect_pg.c      pg_class, pg_attribute, pg_constraint, pg_index,
+ *                        pg_description, filtered by the privileges of the
+ *                        connected role.
  * Each reads its catalog inside store_trusted_begin/store_trusted_end and
  * reaches it only through store.h.
  *
@@ -46,6 +49,7 @@ typedef struct introspect_dialect {
 } introspect_dialect;
 
 extern const introspect_dialect introspect_sqlite_dialect;
+extern const introspect_dialect introspect_pg_dialect;
 
 /* --- shared by the readers ---------------------------------------------------- */
 

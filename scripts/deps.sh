@@ -6,7 +6,15 @@ set -euo pipefail
 
 packages=(
   build-essential pkg-config clang clang-format libclang-rt-14-dev
-  libsqlite3-dev sqlite3
+  # The PostgreSQL backend: libpq to build against, and the server binaries
+  # (/usr/lib/postgresql/15/bin) that scripts/pg.sh starts throw-away test
+  # servers with. The package's own cluster and service are not used.
+  libpq-dev postgresql-15
+  libsqlite3-dev
+  # The sqlite3 shell: not for the tests (they reach the database through
+  # `dbmcp sql` and `dbmcp dump`) but for bench/ (the baselines measured in
+  # the shell) and the operator's backups in docs/operations.md.
+  sqlite3
   libjansson-dev
   libmicrohttpd-dev
   libsodium-dev

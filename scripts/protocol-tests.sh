@@ -13,7 +13,6 @@ if [ ! -x "$bin" ]; then
   echo "protocol-tests: $bin not found or not executable — run 'make' first" >&2
   exit 1
 fi
-command -v sqlite3 >/dev/null 2>&1 || { echo "protocol-tests: the sqlite3 CLI is required (scripts/deps.sh installs it)" >&2; exit 1; }
 command -v node >/dev/null 2>&1 || { echo "protocol-tests: node is required" >&2; exit 1; }
 
 cd "$root/tests/node"

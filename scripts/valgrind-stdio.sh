@@ -5,15 +5,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/dbmcp
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"$bin" init --db "$work/v.db" --demo 2>/dev/null
-sqlite3 "$work/v.db" "UPDATE dbmcp_interfaces SET enabled = 1 WHERE name = 'conformance'"
+# The database comes from test_db and is reached through dbmcp (tests/cli/lib/db.sh).
+BIN=$bin WORK=$work
+# shellcheck source=tests/cli/lib/db.sh
+. tests/cli/lib/db.sh
+trap 'test_db_cleanup; rm -rf "$work"' EXIT
+db=$(test_db v)
+"$bin" init --db "$db" --demo 2>/dev/null
+db_sql "$db" "UPDATE dbmcp_interfaces SET enabled = 1 WHERE name = 'conformance'"
 modern='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}}}'
 run() {
   local iface=$1 input=$2
   valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
     --show-leak-kinds=definite,indirect --error-exitcode=9 \
-    "$bin" serve --db "$work/v.db" --interface "$iface" <"$input" >"$work/out.txt" 2>"$work/err.txt" || {
+    "$bin" serve --db "$db" --interface "$iface" <"$input" >"$work/out.txt" 2>"$work/err.txt" || {
     echo "valgrind: errors with interface $iface:" >&2
     grep -v '"level"' "$work/err.txt" >&2
     return 1

@@ -88,6 +88,8 @@ extern const cli_command cli_cmd_embed;
  * default (embedder_set_default), so embed() in SQL matches the stored
  * vectors; on failure log a warning and keep the builtin (cmd_embed.c). */
 void cli_set_default_embedder(const char *db_url);
+/* The operator's SQL and a deterministic dump of every table (cmd_sql.c). */
+extern const cli_command cli_cmd_sql, cli_cmd_dump;
 /* A chat with the LLM orchestrator (cmd_chat.c). */
 extern const cli_command cli_cmd_chat;
 

@@ -35,6 +35,8 @@ static const cli_command *const core_commands[] = {
     &cli_cmd_chat,
     &cli_cmd_ingest,
     &cli_cmd_reembed,
+    &cli_cmd_sql,
+    &cli_cmd_dump,
     NULL,
 };
 

@@ -1,7 +1,9 @@
 /*
  * assets.S — SQL files embedded in the binary at build time with .incbin,
- * so `dbmcp init` needs no files beside the executable. Each asset gets a
- * start symbol and an end symbol; store/assets.h lists them.
+ * so `dbmcp init` needs no files beside the executable: the migrations of
+ * both dialects, the shared seeds and the dialect halves of the seeds that
+ * need one (seed/<dialect>/). Each asset gets a start symbol and an end
+ * symbol; store/assets.h lists them.
  */
 #define ASSET(name, path)                 \
     .section .rodata;                     \
@@ -19,8 +21,18 @@ ASSET(asset_sqlite_0003_thesaurus, "src/store/schema/sqlite/0003_thesaurus.sql")
 ASSET(asset_sqlite_0004_memory, "src/store/schema/sqlite/0004_memory.sql")
 ASSET(asset_sqlite_0005_orchestrator, "src/store/schema/sqlite/0005_orchestrator.sql")
 ASSET(asset_sqlite_0006_query_budget, "src/store/schema/sqlite/0006_query_budget.sql")
+ASSET(asset_postgres_0001_core, "src/store/schema/postgres/0001_core.sql")
+ASSET(asset_postgres_0002_search, "src/store/schema/postgres/0002_search.sql")
+ASSET(asset_postgres_0003_thesaurus, "src/store/schema/postgres/0003_thesaurus.sql")
+ASSET(asset_postgres_0004_memory, "src/store/schema/postgres/0004_memory.sql")
+ASSET(asset_postgres_0005_orchestrator, "src/store/schema/postgres/0005_orchestrator.sql")
+ASSET(asset_postgres_0006_query_budget, "src/store/schema/postgres/0006_query_budget.sql")
 ASSET(asset_seed_base, "src/store/seed/base.sql")
 ASSET(asset_seed_demo, "src/store/seed/demo.sql")
 ASSET(asset_seed_conformance, "src/store/seed/conformance.sql")
+ASSET(asset_seed_sqlite_demo, "src/store/seed/sqlite/demo.sql")
+ASSET(asset_seed_sqlite_conformance, "src/store/seed/sqlite/conformance.sql")
+ASSET(asset_seed_postgres_demo, "src/store/seed/postgres/demo.sql")
+ASSET(asset_seed_postgres_conformance, "src/store/seed/postgres/conformance.sql")
 
 .section .note.GNU-stack,"",%progbits

@@ -11,8 +11,18 @@ extern const char asset_sqlite_0003_thesaurus_start[];
 extern const char asset_sqlite_0004_memory_start[];
 extern const char asset_sqlite_0005_orchestrator_start[];
 extern const char asset_sqlite_0006_query_budget_start[];
+extern const char asset_postgres_0001_core_start[];
+extern const char asset_postgres_0002_search_start[];
+extern const char asset_postgres_0003_thesaurus_start[];
+extern const char asset_postgres_0004_memory_start[];
+extern const char asset_postgres_0005_orchestrator_start[];
+extern const char asset_postgres_0006_query_budget_start[];
 extern const char asset_seed_base_start[];
 extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];
+extern const char asset_seed_sqlite_demo_start[];
+extern const char asset_seed_sqlite_conformance_start[];
+extern const char asset_seed_postgres_demo_start[];
+extern const char asset_seed_postgres_conformance_start[];
 
 #endif

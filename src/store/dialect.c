@@ -47,6 +47,21 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
                               " AND name = :name",
                               "SELECT count(*) FROM information_schema.tables"
                               " WHERE table_schema = current_schema() AND table_name = :name"},
+    /* SQLite keeps dbmcp's tables beside the user's (the authorizer hides
+     * them). PostgreSQL keeps them in the schema dbmcp, which the driver
+     * puts first in search_path; the migrations name no schema. */
+    [DIALECT_CATALOG_SCHEMA] = {"catalog schema", "", "CREATE SCHEMA IF NOT EXISTS dbmcp"},
+    /* pragma_table_list (SQLite 3.37) tells virtual tables and their shadow
+     * tables apart by type, which sqlite_master does not. */
+    [DIALECT_DUMP_OBJECTS] = {"dump objects",
+                              "SELECT name, CASE type WHEN 'shadow' THEN 'table' ELSE type END"
+                              " FROM pragma_table_list WHERE schema = 'main'"
+                              " AND type IN ('table', 'shadow', 'view', 'virtual')"
+                              " AND name NOT LIKE 'sqlite\\_%%' ESCAPE '\\'",
+                              "SELECT table_name, CASE table_type WHEN 'VIEW' THEN 'view'"
+                              " ELSE 'table' END FROM information_schema.tables"
+                              " WHERE table_schema = ANY (current_schemas(false))"
+                              " AND table_type IN ('BASE TABLE', 'VIEW')"},
     [DIALECT_MIGRATIONS_TABLE] = {"migrations table",
                                   "CREATE TABLE IF NOT EXISTS dbmcp_schema_migrations"
                                   " (" MIGRATIONS_COLUMNS

@@ -34,6 +34,10 @@ typedef enum dialect_fragment {
     DIALECT_RECURSIVE_LIMIT,  /* (param): LIMIT inside a recursive CTE, where the engine has one */
     /* Whole statements ---------------------------------------------------------- */
     DIALECT_TABLE_EXISTS,       /* (): count of tables named :name in the current schema */
+    DIALECT_CATALOG_SCHEMA,     /* (): create the schema of dbmcp's tables if missing; "" = none */
+    DIALECT_DUMP_OBJECTS,       /* (): (name, kind) of every table and view of the current
+                                   schema but the engine's own; kind 'table', 'view' or
+                                   'virtual' (rows live in other tables, listed too) */
     DIALECT_MIGRATIONS_TABLE,   /* (): create dbmcp_schema_migrations if it is missing */
     DIALECT_CHUNKS_FTS_INDEX,   /* (): index the chunks of document :d */
     DIALECT_CHUNKS_FTS_UNINDEX, /* (): remove the chunks of document :d from the index */

@@ -28,26 +28,6 @@ static int is_internal(const char *name)
     return introspect_is_internal_name(name) || strncasecmp(name, "sqlite_", 7) == 0;
 }
 
-/* `"name"` with embedded quotes doubled (malloc'd). */
-static char *quote_ident(const char *name)
-{
-    size_t len = 3;
-    for (const char *p = name; *p; p++)
-        len += *p == '"' ? 2 : 1;
-    char *q = malloc(len), *o = q;
-    if (!q)
-        return NULL;
-    *o++ = '"';
-    for (const char *p = name; *p; p++) {
-        if (*p == '"')
-            *o++ = '"';
-        *o++ = *p;
-    }
-    *o++ = '"';
-    *o = '\0';
-    return q;
-}
-
 /* Append piece (len bytes) to *dst, separated by a space. */
 static void append_text(char **dst, const char *piece, size_t len)
 {
@@ -75,7 +55,7 @@ static int prepare_owned(store *db, char *sql, store_stmt **st, dbmcp_error *err
 /* "PRAGMA what(\"name\")" (malloc'd). */
 static char *pragma_sql(const char *what, const char *name)
 {
-    char *quoted = quote_ident(name), *sql = NULL;
+    char *quoted = store_ident_quote(name), *sql = NULL;
     if (quoted && asprintf(&sql, "PRAGMA %s(%s)", what, quoted) < 0)
         sql = NULL;
     free(quoted);
@@ -392,7 +372,7 @@ static int drop_unreadable_views(store *db, introspect_table *v, size_t *n, dbmc
     for (size_t i = 0; i < *n; i++) {
         int readable = 1;
         if (!failed && v[i].kind == INTROSPECT_VIEW) {
-            char *quoted = quote_ident(v[i].name), *sql = NULL;
+            char *quoted = store_ident_quote(v[i].name), *sql = NULL;
             if (quoted && asprintf(&sql, "SELECT 1 FROM %s", quoted) < 0)
                 sql = NULL;
             free(quoted);
@@ -506,7 +486,7 @@ static int sqlite_list(store *db, introspect_table **out, size_t *n, dbmcp_error
 static int sqlite_count_source(store *db, const introspect_table *t, char **out, dbmcp_error *err)
 {
     (void)db;
-    *out = quote_ident(t->name);
+    *out = store_ident_quote(t->name);
     return *out ? 0 : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
 }
 

@@ -1,8 +1,16 @@
 /*
  * migrate.c — apply embedded migrations and seeds; see migrate.h.
+ *
+ * Each dialect has its own list of migrations (schema/<dialect>/), with the
+ * same versions and names in the same order, so a database reports the
+ * same schema version on either engine. A seed is one shared file both
+ * engines run, preceded by a dialect half (seed/<dialect>/) where the
+ * engines need different statements: the demo's user tables, a blob
+ * literal.
  */
 #include "store/migrate.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,17 +33,49 @@ static const migration sqlite_migrations[] = {
     {6, "0006_query_budget", asset_sqlite_0006_query_budget_start},
 };
 
+/* Run with search_path set to the schema dbmcp (0001_core.sql says how). */
+static const migration postgres_migrations[] = {
+    {1, "0001_core", asset_postgres_0001_core_start},
+    {2, "0002_search", asset_postgres_0002_search_start},
+    {3, "0003_thesaurus", asset_postgres_0003_thesaurus_start},
+    {4, "0004_memory", asset_postgres_0004_memory_start},
+    {5, "0005_orchestrator", asset_postgres_0005_orchestrator_start},
+    {6, "0006_query_budget", asset_postgres_0006_query_budget_start},
+};
+
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))
+
+_Static_assert(sizeof sqlite_migrations / sizeof sqlite_migrations[0] ==
+                   sizeof postgres_migrations / sizeof postgres_migrations[0],
+               "every migration exists for both dialects");
+
+/* The migrations of db's dialect, N_MIGRATIONS of them. */
+static const migration *migrations_for(const store *db)
+{
+    const migration *list =
+        strcmp(store_dialect(db), "postgres") == 0 ? postgres_migrations : sqlite_migrations;
+    for (int i = 0; i < N_MIGRATIONS; i++) {
+        assert(postgres_migrations[i].version == sqlite_migrations[i].version);
+        assert(strcmp(postgres_migrations[i].name, sqlite_migrations[i].name) == 0);
+    }
+    return list;
+}
 
 int store_schema_latest(void)
 {
     return sqlite_migrations[N_MIGRATIONS - 1].version;
 }
 
+/* The schema that holds dbmcp's tables, where the dialect has one, then
+ * the version table in it. */
 static int ensure_version_table(store *db, dbmcp_error *err)
 {
     char sql[512];
-    int rc = dialect_format(db, DIALECT_MIGRATIONS_TABLE, sql, sizeof sql, err);
+    int rc = dialect_format(db, DIALECT_CATALOG_SCHEMA, sql, sizeof sql, err);
+    if (!rc && sql[0])
+        rc = store_exec(db, sql, err);
+    if (!rc)
+        rc = dialect_format(db, DIALECT_MIGRATIONS_TABLE, sql, sizeof sql, err);
     return rc ? rc : store_exec(db, sql, err);
 }
 
@@ -118,10 +158,11 @@ int store_migrate(store *db, int *applied, dbmcp_error *err)
                                "database schema version %d is newer than this dbmcp (%d); "
                                "upgrade dbmcp",
                                current, store_schema_latest());
+    const migration *list = migrations_for(db);
     for (int i = 0; i < N_MIGRATIONS; i++) {
-        if (sqlite_migrations[i].version <= current)
+        if (list[i].version <= current)
             continue;
-        rc = apply_one(db, &sqlite_migrations[i], err);
+        rc = apply_one(db, &list[i], err);
         if (rc)
             return rc;
         n++;
@@ -148,20 +189,34 @@ int store_schema_check(store *db, dbmcp_error *err)
     return 0;
 }
 
+typedef struct seed {
+    const char *name;     /* as store_seed is asked for it */
+    const char *sqlite;   /* SQLite's half, run first, or NULL */
+    const char *postgres; /* PostgreSQL's half, run first, or NULL */
+    const char *shared;   /* what both engines run */
+} seed;
+
+static const seed seeds[] = {
+    {"base", NULL, NULL, asset_seed_base_start},
+    {"demo", asset_seed_sqlite_demo_start, asset_seed_postgres_demo_start, asset_seed_demo_start},
+    {"conformance", asset_seed_sqlite_conformance_start, asset_seed_postgres_conformance_start,
+     asset_seed_conformance_start},
+};
+
 int store_seed(store *db, const char *name, dbmcp_error *err)
 {
-    const char *sql = NULL;
-    if (strcmp(name, "base") == 0)
-        sql = asset_seed_base_start;
-    else if (strcmp(name, "demo") == 0)
-        sql = asset_seed_demo_start;
-    else if (strcmp(name, "conformance") == 0)
-        sql = asset_seed_conformance_start;
-    else
+    const seed *s = NULL;
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0] && !s; i++)
+        if (strcmp(name, seeds[i].name) == 0)
+            s = &seeds[i];
+    if (!s)
         return dbmcp_error_set(err, DBMCP_ENOTFOUND, "unknown seed '%s'", name);
+    const char *own = strcmp(store_dialect(db), "postgres") == 0 ? s->postgres : s->sqlite;
     int rc = store_begin(db, err);
+    if (!rc && own)
+        rc = store_exec(db, own, err);
     if (!rc)
-        rc = store_exec(db, sql, err);
+        rc = store_exec(db, s->shared, err);
     if (!rc)
         rc = store_commit(db, err);
     if (rc) {

@@ -145,6 +145,25 @@ int64_t store_changes(store *db);
  * no row). */
 int store_query_int(store *db, const char *sql, int64_t def, int64_t *out, dbmcp_error *err);
 
+/* --- scripts: texts of several statements (sql_script.c) ---------------- */
+
+/* Length in bytes of the first statement of sql, its ';' included, or of
+ * all of sql when no ';' ends it; 0 for "". Semicolons inside quotes of
+ * either dialect ('…', E'…', "…", `…`, […], $tag$…$tag$), inside comments
+ * and inside the BEGIN … END body of CREATE TRIGGER or of CREATE FUNCTION
+ * … BEGIN ATOMIC do not end a statement. Lexical only: runs nothing and
+ * checks no syntax. */
+size_t store_statement_length(const char *sql);
+/* Prepare the next statement of the script *sql and advance *sql past it.
+ * 0 with *out set; 0 with *out NULL when only whitespace, semicolons and
+ * comments are left; a negative code with err filled, *sql then still at
+ * the statement that failed. Finalize *out with store_finalize. */
+int store_prepare_next(store *db, const char **sql, store_stmt **out, dbmcp_error *err);
+/* name as an identifier in SQL text of either dialect: in double quotes,
+ * inner quotes doubled. malloc'd (the caller frees); NULL when out of
+ * memory. */
+char *store_ident_quote(const char *name);
+
 /* --- limits -------------------------------------------------------------- */
 
 /* Milliseconds to wait for a lock before failing with DBMCP_ETIMEOUT. */

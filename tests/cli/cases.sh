@@ -6,35 +6,38 @@
 # (blank lines and lines starting with # are skipped). The command runs
 # with `eval` in $FILES, stdin closed, its stdout and stderr captured; it
 # is prefixed with $CASE_PREFIX (e.g. "dbmcp "), empty when unset. db is
-# "same" (the dump of $DB must not change: a refused write leaves the
+# "same" (`dbmcp dump` of $DB must not change: a refused write leaves the
 # database exactly as it was), "changed" or "-" (not checked). checks are
 # joined by " && ":
 #   out~TEXT / err~TEXT     stdout / stderr contains TEXT
 #   out!~TEXT / err!~TEXT   … does not contain TEXT
 #   line N~TEXT             stdout line N contains TEXT
 #   bytes<N                 stdout is shorter than N bytes
-#   sql:QUERY => VALUE      sqlite3 $DB prints VALUE for QUERY
+#   sql:QUERY => VALUE      `dbmcp sql` on $DB prints VALUE for QUERY
 #
 # The sourcing script sets BIN and FILES, calls cases_init_demo NAME (or
 # sets DB and WORK itself) and defines the functions its commands use; run_cases CASEFILE then runs every case, in
 # order, prints "ok"/"FAIL" a case and "N passed, M failed" last, and
 # returns 1 on any failure.
 
-# cases_init_demo NAME: what every case script starts with. Needs sqlite3
-# and an executable $BIN; unsets every DBMCP_* variable of the caller's
+# shellcheck source=tests/cli/lib/db.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/db.sh"
+
+# cases_init_demo NAME: what every case script starts with. Needs an
+# executable $BIN; unsets every DBMCP_* variable of the caller's
 # environment (DBMCP_DB, DBMCP_PRINCIPAL, DBMCP_INTERFACE, … would change
-# what the commands do); makes the scratch directory $WORK (removed on
-# exit) and $DB = $WORK/NAME.db initialised with the demo data (init's
-# stderr stays in $WORK/init.err), and defines `dbmcp ARGS`, which runs
-# $BIN with --db $DB appended (help takes none).
+# what the commands do) but DBMCP_TEST_PG (tests/cli/lib/db.sh); makes the
+# scratch directory $WORK (removed on exit) and $DB = `test_db NAME`
+# initialised with the demo data (init's stderr stays in $WORK/init.err),
+# and defines `dbmcp ARGS`, which runs $BIN with --db $DB appended (help
+# takes none).
 cases_init_demo() {
   local name=$1 v
-  for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
-  command -v sqlite3 >/dev/null || { echo "$name.sh: sqlite3 is required" >&2; exit 1; }
+  for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
   [ -x "$BIN" ] || { echo "$name.sh: $BIN not built (run make)" >&2; exit 1; }
   WORK="$(mktemp -d)"
-  trap 'rm -rf "$WORK"' EXIT
-  DB="$WORK/$name.db"
+  trap 'test_db_cleanup; rm -rf "$WORK"' EXIT
+  DB="$(test_db "$name")" || { echo "$name.sh: no database" >&2; exit 1; }
   export WORK DB
   if ! "$BIN" init --db "$DB" --demo 2>"$WORK/init.err"; then
     echo "$name.sh: dbmcp init failed:" >&2
@@ -47,7 +50,7 @@ dbmcp() {
   if [ "${1:-}" = help ]; then "$BIN" "$@"; else "$BIN" "$@" --db "$DB"; fi
 }
 
-dump_sum() { sqlite3 "$DB" .dump | md5sum | cut -d' ' -f1; }
+dump_sum() { db_dump_sum "$DB"; }
 
 trim() {
   local s="$1"
@@ -83,7 +86,7 @@ check_one() {
       query="$(trim "${check#sql:}")"
       want="$(trim "${query##*=> }")"
       query="${query% => *}"
-      got="$(sqlite3 "$DB" "$query" 2>&1)"
+      got="$(db_sql "$DB" "$query" 2>&1)"
       [ "$got" = "$want" ] || { echo "sql '$query' gave '$got', want '$want'"; return 1; } ;;
     "") ;;
     *)

@@ -6,7 +6,8 @@
 //   {
 //     "description": "…",
 //     "settings": {"agent.max_corrections": "1"},   // rows of dbmcp_settings
-//     "setup_sql": "UPDATE …",                       // run before the chat
+//     "setup_sql": "UPDATE …",                       // run before the chat; '$NOW' is the
+//                                                    // time as dbmcp writes it (ISO, UTC, ms)
 //     "env": {"DBMCP_LLM_STREAM": "1"},              // $PORT is the stub's port
 //     "http": false,                                 // true: POST /v1/chat instead of the CLI
 //     "scenario": {…} | […],                         // the stub's script (see its header)
@@ -45,6 +46,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 
+import { dbSql, dropTestDb, testDb } from './lib/db.mjs';
+
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const BIN = process.env.DBMCP || path.join(ROOT, 'build/dbmcp');
 const CASES = path.join(ROOT, 'tests/cases/chat');
@@ -55,8 +58,11 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'dbmcp-chat-'));
 // Stubs and servers still running when this script ends (a case threw) are
 // killed with it, and its scratch directory goes.
 const children = new Set();
+// Databases testDb made (on PostgreSQL they outlive the scratch directory).
+const databases = [];
 process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
+  for (const db of databases) dropTestDb(BIN, db);
   fs.rmSync(work, { recursive: true, force: true });
 });
 function track(child) {
@@ -65,11 +71,9 @@ function track(child) {
   return child;
 }
 
+// `dbmcp sql` waits for a lock a running server holds rather than fail.
 function sql(db, query) {
-  // .timeout: wait for a lock a running server holds rather than fail.
-  const r = spawnSync('sqlite3', ['-cmd', '.timeout 60000', db, query], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`sqlite3: ${r.stderr.trim()} in ${query}`);
-  return r.stdout.trim();
+  return dbSql(BIN, db, query).trim();
 }
 
 function quote(s) {
@@ -255,10 +259,10 @@ async function runCase(file, template) {
   const c = JSON.parse(fs.readFileSync(file, 'utf8'));
   const dir = path.join(work, name);
   fs.mkdirSync(dir);
-  const db = path.join(dir, 'chat.db');
-  fs.copyFileSync(template, db);
+  const db = testDb(BIN, dir, 'chat', { template });
+  databases.push(db);
   for (const [k, v] of Object.entries(c.settings || {})) sql(db, `INSERT INTO dbmcp_settings (key, value) VALUES (${quote(k)}, ${quote(v)}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
-  if (c.setup_sql) sql(db, c.setup_sql);
+  if (c.setup_sql) sql(db, c.setup_sql.replace(/\$NOW/g, new Date().toISOString()));
   const scenarioFile = path.join(dir, 'scenario.json');
   const logFile = path.join(dir, 'requests.jsonl');
   fs.writeFileSync(scenarioFile, JSON.stringify(c.scenario ?? []));
@@ -304,7 +308,8 @@ async function runCase(file, template) {
   return { name, failures };
 }
 
-const template = path.join(work, 'template.db');
+const template = testDb(BIN, work, 'template');
+databases.push(template);
 const init = spawnSync(BIN, ['init', '--demo', '--db', template], { encoding: 'utf8' });
 if (init.status !== 0) {
   console.error(`chat.mjs: dbmcp init failed: ${init.stderr}`);

@@ -9,7 +9,6 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 command -v node >/dev/null || { echo "chat.sh: node is required" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "chat.sh: sqlite3 is required" >&2; exit 1; }
 BIN="${DBMCP:-$ROOT/build/dbmcp}"
 [ -x "$BIN" ] || { echo "chat.sh: $BIN not built (run make)" >&2; exit 1; }
 exec node "$ROOT/tests/cli/chat.mjs" "$@"

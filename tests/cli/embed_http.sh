@@ -17,18 +17,22 @@ BIN="${DBMCP:-$ROOT/build/dbmcp}"
 STUB="$ROOT/tests/stub/openai-stub.mjs"
 
 command -v node >/dev/null || { echo "embed_http.sh: node is required" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "embed_http.sh: sqlite3 is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "embed_http.sh: $BIN not built (run make)" >&2; exit 1; }
+
+# shellcheck source=tests/cli/lib/db.sh
+. "$ROOT/tests/cli/lib/db.sh"
 
 WORK="$(mktemp -d)"
 STUB_PID=""
 cleanup() {
   [ -n "$STUB_PID" ] && kill "$STUB_PID" 2>/dev/null
+  test_db_cleanup
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-# Nothing from the caller's environment (DBMCP_DB, DBMCP_LOG, …).
-for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
+# Nothing from the caller's environment (DBMCP_DB, DBMCP_LOG, …) but the test
+# database server (DBMCP_TEST_PG, see lib/db.sh).
+for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
 
 passed=0
 failed=0
@@ -259,18 +263,19 @@ end
 
 begin "settings embed.* from the database"
 stub_start '{"embeddings": {"dim": 6}}'
-DB="$WORK/settings.db"
+DB="$(test_db settings)" || exit 1
 "$BIN" init --db "$DB" >/dev/null 2>&1
-sqlite3 "$DB" "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES
+db_sql "$DB" "INSERT INTO dbmcp_settings (key, value) VALUES
   ('embed.kind', 'http'), ('embed.url', 'http://127.0.0.1:$PORT/v1/'),
-  ('embed.model', 'from-settings'), ('embed.batch', '3')"
+  ('embed.model', 'from-settings'), ('embed.batch', '3')
+  ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 "$BIN" embed --db "$DB" a b c d >"$OUT" 2>"$ERR"
 RC=$?
 expect "exit 0" equals "$RC" 0
 expect "model from settings" contains "$OUT" '"model":"http:from-settings@6"'
 expect "probe + batches 3 1" equals "$(batch_sizes)" "1 3 1"
 expect "4 unit vectors" check_vectors 4 6
-sqlite3 "$DB" "UPDATE dbmcp_settings SET value = 'gopher' WHERE key = 'embed.kind'"
+db_sql "$DB" "UPDATE dbmcp_settings SET value = 'gopher' WHERE key = 'embed.kind'"
 "$BIN" embed --db "$DB" a >"$OUT" 2>"$ERR"
 RC=$?
 expect "exit 1 on a bad kind" equals "$RC" 1

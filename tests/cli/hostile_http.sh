@@ -45,13 +45,17 @@ command -v node >/dev/null || { echo "hostile_http.sh: node is required" >&2; ex
 command -v curl >/dev/null || { echo "hostile_http.sh: curl is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "hostile_http.sh: $BIN not built (run make)" >&2; exit 1; }
 
+# shellcheck source=tests/cli/lib/db.sh
+. "$ROOT/tests/cli/lib/db.sh"
+
 WORK="$(mktemp -d)"
-DB="$WORK/hostile.db"
+DB="$(test_db hostile)" || exit 1
 SERVER_PID=""
 BACKGROUND=()
 cleanup() {
   for pid in "${BACKGROUND[@]}"; do kill "$pid" 2>/dev/null; done
   [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  test_db_cleanup
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -277,6 +281,7 @@ measure "key A's 6 concurrent slow calls: $codes"
 
 # --- a 4 MB tool name -----------------------------------------------------------------------
 
+# The size of a SQLite database: its file and its WAL.
 size_of() { stat -c %s "$DB" "$DB-wal" 2>/dev/null | awk '{s+=$1} END {print s+0}'; }
 got="$(initialize "$KEY_B")"
 SID_B="${got#* }"

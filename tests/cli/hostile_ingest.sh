@@ -25,21 +25,22 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${DBMCP:-$ROOT/build/dbmcp}"
 FIX="$ROOT/tests/cases/ingest"
-for tool in sqlite3 node; do
-  command -v "$tool" >/dev/null || { echo "hostile_ingest.sh: $tool is required" >&2; exit 1; }
-done
+command -v node >/dev/null || { echo "hostile_ingest.sh: node is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "hostile_ingest.sh: $BIN not built (run make)" >&2; exit 1; }
 
+# shellcheck source=tests/cli/lib/db.sh
+. "$ROOT/tests/cli/lib/db.sh"
+
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-DB="$WORK/hostile.db"
+trap 'test_db_cleanup; rm -rf "$WORK"' EXIT
+DB="$(test_db hostile)" || exit 1
 passed=0
 failed=0
 
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
-dump() { sqlite3 "$DB" .dump | md5sum | cut -d' ' -f1; }
-q() { sqlite3 "$DB" "$1"; }
+dump() { db_dump_sum "$DB"; }
+q() { db_sql "$DB" "$1"; }
 setting() { q "INSERT INTO dbmcp_settings (key, value) VALUES ('$1', '$2') ON CONFLICT (key) DO UPDATE SET value = excluded.value"; }
 unset_setting() { q "DELETE FROM dbmcp_settings WHERE key = '$1'"; }
 expect_eq() { [ "$2" == "$3" ] && ok "$1" || fail "$1" "got '$2', want '$3'"; }
@@ -138,17 +139,18 @@ ln -s "$WORK/outside.txt" "$WORK/dir/escape.txt"
 ln -s policy.txt "$WORK/dir/alias.txt"
 ln -s /etc/passwd "$WORK/dir/passwd.txt"
 run "directory with links" 0 ingest "$WORK/dir" --collection links &&
-  expect_eq "directory: only the regular file" "$(q "SELECT group_concat(slug, ' ') FROM (SELECT slug FROM dbmcp_documents d WHERE collection = 'links' ORDER BY slug)")" "policy"
+  expect_eq "directory: only the regular file" "$(q "SELECT slug FROM dbmcp_documents WHERE collection = 'links' ORDER BY slug" | paste -sd ' ' -)" "policy"
 expect_err "directory: link out skipped with a note" "skipping $WORK/dir/escape.txt: a symbolic link"
 expect_err "directory: link to /etc/passwd skipped" "skipping $WORK/dir/passwd.txt: a symbolic link"
 expect_eq "directory: nothing from outside" "$(q "SELECT count(*) FROM dbmcp_documents WHERE content LIKE '%SECRET%' OR content LIKE '%root:%'")" "0"
 run "directory with --follow-links" 0 ingest "$WORK/dir" --collection followed --follow-links &&
-  expect_eq "--follow-links: the links' targets too" "$(q "SELECT group_concat(slug, ' ') FROM (SELECT slug FROM dbmcp_documents WHERE collection = 'followed' ORDER BY slug)")" "alias escape passwd policy"
+  expect_eq "--follow-links: the links' targets too" "$(q "SELECT slug FROM dbmcp_documents WHERE collection = 'followed' ORDER BY slug" | paste -sd ' ' -)" "alias escape passwd policy"
 expect_no_err "--follow-links: no note" "skipping"
 run "a link named on the command line" 0 ingest "$WORK/dir/escape.txt" --collection named &&
   expect_eq "named link: followed" "$(q "SELECT count(*) FROM dbmcp_documents WHERE collection = 'named' AND content LIKE '%SECRET%'")" "1"
 
 # --- the database file is private ---------------------------------------------------
+# SQLite files on purpose (their mode is what is checked), whatever test_db gives.
 mode() { stat -c %a "$1"; }
 (umask 000 && "$BIN" init --db "$WORK/private.db" >/dev/null 2>&1)
 expect_eq "init creates the database 0600 (even with umask 000)" "$(mode "$WORK/private.db")" "600"

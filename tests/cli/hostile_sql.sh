@@ -12,6 +12,9 @@
 # watchdog failed, peak RSS past a few hundred MB means the budget failed.
 # The bounds are ten times the limit or more, so a loaded machine passes.
 #
+# The agent SQL itself is SQLite's (randomblob, hex): these are attacks on
+# that engine's functions; the database is reached through dbmcp only.
+#
 # Usage: tests/cli/hostile_sql.sh     (DBMCP=path/to/dbmcp for another build)
 set -uo pipefail
 
@@ -23,9 +26,12 @@ unset DBMCP_PRINCIPAL DBMCP_INTERFACE DBMCP_ALLOWED_TOOLS DBMCP_DB
 # warn: the operator log line (stderr, captured) names the engine's reason.
 export DBMCP_LOG=warn
 
+# shellcheck source=tests/cli/lib/db.sh
+. "$ROOT/tests/cli/lib/db.sh"
+
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-DB="$WORK/hostile.db"
+trap 'test_db_cleanup; rm -rf "$WORK"' EXIT
+DB="$(test_db hostile)" || exit 1
 "$BIN" init --db "$DB" --demo 2>"$WORK/init.err" || { cat "$WORK/init.err" >&2; exit 1; }
 
 pass=0
@@ -33,7 +39,7 @@ fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 
-setting() { sqlite3 "$DB" "UPDATE dbmcp_settings SET value = '$2' WHERE key = '$1'"; }
+setting() { db_sql "$DB" "UPDATE dbmcp_settings SET value = '$2' WHERE key = '$1'"; }
 
 # call NAME QUERY: run execute_query; sets STATUS, OUT (stdout + stderr),
 # SECS (wall seconds) and KB (peak RSS in KB).
@@ -61,7 +67,7 @@ expect() {
 setting query.timeout_ms 1000
 
 # --- defaults -----------------------------------------------------------------
-got="$(sqlite3 "$DB" "SELECT value FROM dbmcp_settings WHERE key IN ('query.max_value_bytes', 'query.max_memory_bytes') ORDER BY key")"
+got="$(db_sql "$DB" "SELECT value FROM dbmcp_settings WHERE key IN ('query.max_value_bytes', 'query.max_memory_bytes') ORDER BY key")"
 if [ "$got" = "$(printf '67108864\n1048576')" ]; then ok "defaults: 1 MiB values, 64 MiB memory per call"
 else bad "defaults" "got $got"; fi
 
@@ -71,7 +77,7 @@ expect "embed is off the default allowlist" 1 "embed" 30 400000
 # --- time: the limit holds inside long function calls -------------------------
 # embed() added back by the operator, over 700 KB texts: about 60,000 calls,
 # each far longer than a normal step.
-fns="$(sqlite3 "$DB" "SELECT value FROM dbmcp_settings WHERE key = 'query.functions'")"
+fns="$(db_sql "$DB" "SELECT value FROM dbmcp_settings WHERE key = 'query.functions'")"
 setting query.functions "$fns,embed"
 call "embed per row stops at the time limit" \
   "SELECT sum(length(embed(replace(hex(randomblob(350000)), '0', ' ')))) FROM sales"

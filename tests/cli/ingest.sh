@@ -15,21 +15,26 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${DBMCP:-$ROOT/build/dbmcp}"
 FIX="$ROOT/tests/cases/ingest"
-command -v sqlite3 >/dev/null || { echo "ingest.sh: sqlite3 is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "ingest.sh: $BIN not built (run make)" >&2; exit 1; }
 
-# Nothing from the caller's environment (DBMCP_DB, DBMCP_INTERFACE, …).
-for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
+# shellcheck source=tests/cli/lib/db.sh
+. "$ROOT/tests/cli/lib/db.sh"
+
+# Nothing from the caller's environment (DBMCP_DB, DBMCP_INTERFACE, …) but
+# the test database server (DBMCP_TEST_PG, see lib/db.sh).
+for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-DB="$WORK/ingest.db"
+trap 'test_db_cleanup; rm -rf "$WORK"' EXIT
+DB="$(test_db ingest)" || exit 1
 passed=0
 failed=0
 
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
-dump() { sqlite3 "$DB" .dump | md5sum | cut -d' ' -f1; }
-q() { sqlite3 "$DB" "$1"; }
+dump() { db_dump_sum "$DB"; }
+q() { db_sql "$DB" "$1"; }
+# qjoin SEP SQL: the rows of SQL (one column) joined by SEP.
+qjoin() { q "$2" | paste -sd "$1" -; }
 
 # run NAME WANT_STATUS ARGS…: run dbmcp, keep stdout/stderr in $WORK/out|err.
 run() {
@@ -63,18 +68,19 @@ q "INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('defaul
 run "ingest four formats" 0 ingest "$FIX/plain.txt" "$FIX/notes.md" "$FIX/page.html" \
   "$FIX/agreement.pdf" --collection t --interface default --meta 'team=hr,site=München' &&
   expect_out "ingest four formats: report" "collection t: 4 added, 0 replaced, 0 unchanged"
-expect_eq "mime types" "$(q "SELECT group_concat(slug || '=' || mime_type, ' ') FROM (SELECT * FROM dbmcp_documents ORDER BY slug)")" \
+expect_eq "mime types" "$(qjoin ' ' "SELECT slug || '=' || mime_type FROM dbmcp_documents ORDER BY slug")" \
   "agreement=application/pdf notes=text/markdown page=text/html plain=text/plain"
-expect_eq "titles" "$(q "SELECT group_concat(title, '|') FROM (SELECT * FROM dbmcp_documents ORDER BY slug)")" \
+expect_eq "titles" "$(qjoin '|' "SELECT title FROM dbmcp_documents ORDER BY slug")" \
   "Zusammenfassung Druckindustrie|Betriebsvereinbarung Homeoffice|Parental leave policy|Staff handbook: travel expenses"
-expect_eq "languages detected" "$(q "SELECT group_concat(language, ' ') FROM (SELECT * FROM dbmcp_documents ORDER BY slug)")" "de de en en"
+expect_eq "languages detected" "$(qjoin ' ' "SELECT language FROM dbmcp_documents ORDER BY slug")" "de de en en"
 expect_eq "metadata" "$(q "SELECT metadata FROM dbmcp_documents WHERE slug = 'notes'")" '{"site":"München","team":"hr"}'
 expect_eq "html: no script, style or noscript text" \
   "$(q "SELECT count(*) FROM dbmcp_documents WHERE content LIKE '%SHOULDNOTAPPEAR%' OR content LIKE '%ALSONOT%' OR content LIKE '%font-family%'")" "0"
-expect_eq "html: headings as Markdown" "$(q "SELECT instr(content, '## Notice period') > 0 FROM dbmcp_documents WHERE slug = 'page'")" "1"
-expect_eq "pdf: text of both pages" "$(q "SELECT instr(content, 'Wochenarbeitszeit') > 0 AND instr(content, 'Kuendigungsfrist') > 0 FROM dbmcp_documents WHERE slug = 'agreement'")" "1"
+expect_eq "html: headings as Markdown" "$(q "SELECT count(*) FROM dbmcp_documents WHERE slug = 'page' AND content LIKE '%## Notice period%'")" "1"
+expect_eq "pdf: text of both pages" "$(q "SELECT count(*) FROM dbmcp_documents WHERE slug = 'agreement' AND content LIKE '%Wochenarbeitszeit%' AND content LIKE '%Kuendigungsfrist%'")" "1"
 expect_eq "every chunk has an FTS row and a vector" \
   "$(q "SELECT (SELECT count(*) FROM dbmcp_chunks) = (SELECT count(*) FROM dbmcp_chunk_vectors) AND (SELECT count(*) FROM dbmcp_chunks) > 4")" "1"
+# SQLite: CAST(… AS BLOB) makes substr count bytes (PostgreSQL: convert_to, bytea).
 expect_eq "chunk offsets point into the content" \
   "$(q "SELECT count(*) FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id WHERE substr(CAST(d.content AS BLOB), c.start_byte + 1, c.end_byte - c.start_byte) <> CAST(c.text AS BLOB)")" "0"
 expect_eq "resource rows" "$(q "SELECT count(*) FROM dbmcp_resources WHERE uri LIKE 'doc://t/%'")" "4"
@@ -128,7 +134,8 @@ refused "unknown format" "unknown format" ingest "$WORK/blob.bin" --collection t
 refused "one bad file among good ones" "not valid UTF-8" ingest "$WORK/notes.md" "$FIX/plain.txt" \
   "$FIX/latin1.txt" --collection t2
 expect_eq "no collection t2" "$(q "SELECT count(*) FROM dbmcp_collections WHERE name = 't2'")" "0"
-# A failure in the middle of the write (after the old chunks were deleted).
+# A failure in the middle of the write (after the old chunks were deleted),
+# injected by a SQLite trigger (PostgreSQL needs a trigger function).
 q "CREATE TRIGGER test_fail BEFORE INSERT ON dbmcp_chunk_vectors WHEN NEW.item_id % 2 = 0 BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
 refused "failure mid-transaction" "injected failure" ingest "$FIX/notes.md" --collection t --meta 'team=hr,site=München'
 q "DROP TRIGGER test_fail"
@@ -147,7 +154,7 @@ q "INSERT INTO dbmcp_settings (key, value) VALUES ('embed.dim', '128') ON CONFLI
 sed 's/zwei Tage/vier Tage/' "$WORK/notes.md" >"$WORK/notes2.md"
 refused "ingest with another model refused" "holds vectors of model builtin-lexical-v1@384 but the configured embedder is builtin-lexical-v1@128; run \`dbmcp reembed --collection t\` first" ingest "$WORK/notes2.md" --collection t
 run "reembed" 0 reembed --collection t && expect_out "reembed: report" "embedded with builtin-lexical-v1@128"
-expect_eq "reembed: only the new model" "$(q "SELECT group_concat(DISTINCT model) FROM dbmcp_chunk_vectors v JOIN dbmcp_chunks c ON c.id = v.item_id JOIN dbmcp_documents d ON d.id = c.document_id WHERE d.collection = 't'")" "builtin-lexical-v1@128"
+expect_eq "reembed: only the new model" "$(qjoin , "SELECT DISTINCT model FROM dbmcp_chunk_vectors v JOIN dbmcp_chunks c ON c.id = v.item_id JOIN dbmcp_documents d ON d.id = c.document_id WHERE d.collection = 't'")" "builtin-lexical-v1@128"
 expect_eq "reembed: collection model" "$(q "SELECT embed_model || ' ' || embed_dim FROM dbmcp_collections WHERE name = 't'")" "builtin-lexical-v1@128 128"
 search '{"query":"parental leave notice","mode":"vector","k":1,"filters":{"collection":"t"}}' | grep -q '"document": "doc://t/page"' &&
   ok "vector search with the new model" || fail "vector search after reembed" "$(cat "$WORK/err")"

@@ -23,12 +23,13 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${DBMCP:-$ROOT/build/dbmcp}"
 
 command -v node >/dev/null || { echo "memory.sh: node is required" >&2; exit 1; }
-command -v sqlite3 >/dev/null || { echo "memory.sh: sqlite3 is required" >&2; exit 1; }
 command -v curl >/dev/null || { echo "memory.sh: curl is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "memory.sh: $BIN not built (run make)" >&2; exit 1; }
 
 # shellcheck source=tests/cli/serve_http.sh
 . "$ROOT/tests/cli/serve_http.sh"
+# shellcheck source=tests/cli/lib/db.sh
+. "$ROOT/tests/cli/lib/db.sh"
 
 WORK="$(mktemp -d)"
 SERVER_PID=""
@@ -36,18 +37,20 @@ STUB_PID=""
 cleanup() {
   [ -n "$SERVER_PID" ] && kill -9 "$SERVER_PID" 2>/dev/null
   [ -n "$STUB_PID" ] && kill "$STUB_PID" 2>/dev/null
+  test_db_cleanup
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-# Nothing from the caller's environment (DBMCP_DB, DBMCP_PRINCIPAL, DBMCP_LLM_*, …).
-for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
+# Nothing from the caller's environment (DBMCP_DB, DBMCP_PRINCIPAL, DBMCP_LLM_*, …)
+# but the test database server (DBMCP_TEST_PG, see lib/db.sh).
+for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
 export DBMCP_LOG=error
 
 passed=0
 failed=0
 OUT="$WORK/out"
 ERR="$WORK/err"
-DB="$WORK/memory.db"
+DB="$(test_db memory)" || exit 1
 
 ok() { passed=$((passed + 1)); }
 fail() {
@@ -72,9 +75,10 @@ call() {
 j() { node -e 'const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));const v=('"$1"');process.stdout.write(String(v))' "$OUT"; }
 # is EXPR: the expression over $OUT is true.
 is() { [ "$(j "$1" 2>/dev/null)" = true ]; }
-# sql QUERY: run SQL on the database (never touches the FTS table).
-sql() { sqlite3 -cmd '.timeout 60000' "$DB" "$1"; }
-set_setting() { sql "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('$1', '$2')"; }
+# sql QUERY: run SQL on the database (never touches the FTS table); `dbmcp sql`
+# waits up to a minute for a lock a running server holds.
+sql() { db_sql "$DB" "$1"; }
+set_setting() { sql "INSERT INTO dbmcp_settings (key, value) VALUES ('$1', '$2') ON CONFLICT (key) DO UPDATE SET value = excluded.value"; }
 # ms_before ISO: the ISO time one millisecond earlier (dbmcp's format).
 ms_before() { node -e 'process.stdout.write(new Date(Date.parse(process.argv[1]) - 1).toISOString())' "$1"; }
 # after ISO: return once the clock has passed ISO (at dbmcp's millisecond
@@ -97,6 +101,7 @@ wait_until() {
 # idle_sessions: make every active session but $ACTIVE (when set) look idle
 # for two hours, by moving its times back; with memory.session_idle_s 3600
 # compaction expires exactly these, however long the test took so far.
+# (SQLite's date arithmetic: strftime with a modifier.)
 idle_sessions() {
   sql "UPDATE dbmcp_mem_sessions SET
          created_at = strftime('%Y-%m-%dT%H:%M:%fZ', created_at, '-2 hours'),
@@ -330,7 +335,7 @@ expect "start after end: clear error" fails_with "started_at: must not be after 
 
 # --- expiry and compaction (own database) ---------------------------------------------------------
 
-DB="$WORK/compact.db"
+DB="$(test_db compact)" || exit 1
 init
 set_setting memory.session_idle_s 3600
 for s in 1 2 3; do
@@ -375,7 +380,7 @@ expect "pruning keeps the current and the newest closed versions" is 'r.versions
 
 # --- filters before the cut to k (own database) ----------------------------------------------
 
-DB="$WORK/filters.db"
+DB="$(test_db filters)" || exit 1
 init
 n=0
 for t in report report booking booking booking; do
@@ -427,7 +432,7 @@ expect "min_relevance above 1 is refused" fails_with "min_relevance"
 
 # --- LLM summaries at compaction (scripted provider: tests/stub/openai-stub.mjs) ----------------
 
-DB="$WORK/summary.db"
+DB="$(test_db summary)" || exit 1
 init
 set_setting memory.session_idle_s 3600
 ACTIVE=""
@@ -458,6 +463,7 @@ call gina save_message '{"role":"user","content":"Please book the boardroom for 
 call gina save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assistant\",\"content\":\"The boardroom is booked for Tuesday. Catering is not arranged yet.\"}"
 idle_sessions
 expect "compaction with an LLM provider succeeds" llm_compact
+# json_extract: SQLite's JSON functions (PostgreSQL: metadata::json->>'summary').
 expect "the episode holds the LLM's summary (trimmed) and says so" \
   test "$(sql "SELECT summary || '|' || json_extract(metadata, '$.summary') FROM dbmcp_mem_episodes")" = \
   "Gina booked the boardroom for Tuesday; catering is still open.|llm"
@@ -485,7 +491,7 @@ STUB_PID=""
 
 # --- restart with pending embedding jobs ---------------------------------------------------------
 
-DB="$WORK/jobs.db"
+DB="$(test_db jobs)" || exit 1
 init
 KEY=$("$BIN" keys create --db "$DB" --interface memory --user frank 2>/dev/null)
 # An embedding service nothing can answer (no socket can listen on port 0, so

@@ -10,7 +10,7 @@
 # is a shell command line using these functions:
 #   dbmcp ARGS        build/dbmcp ARGS --db $DB (help takes no --db)
 #   dbmcp_wide ARGS   build/dbmcp ARGS --db $WIDE
-#   sq SQL            sqlite3 $DB SQL (reads standard input without SQL)
+#   sq SQL            dbmcp sql --db $DB SQL (reads standard input without SQL)
 # tests/cli/cases.sh runs them: it checks the exit status, the expected
 # output (the checks are listed there) and SQL results, and whether $DB's
 # dump is unchanged ("same") or changed ("changed"): a refused write must
@@ -28,10 +28,10 @@ FILES="$ROOT/tests/cases/report/files"
 # shellcheck source=tests/cli/cases.sh
 . "$ROOT/tests/cli/cases.sh"
 cases_init_demo report
-WIDE="$WORK/wide.db"
+WIDE="$(test_db wide)" || exit 1
 export WIDE
 
 dbmcp_wide() { "$BIN" "$@" --db "$WIDE"; }
-sq() { if [ $# -gt 0 ]; then sqlite3 "$DB" "$@"; else sqlite3 "$DB"; fi; }
+sq() { db_sql "$DB" "$@"; }
 
 run_cases "$CASES"

@@ -11,18 +11,21 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="${DBMCP:-$ROOT/build/dbmcp}"
-command -v sqlite3 >/dev/null || { echo "search.sh: sqlite3 is required" >&2; exit 1; }
 command -v node >/dev/null || { echo "search.sh: node is required" >&2; exit 1; }
 [ -x "$BIN" ] || { echo "search.sh: $BIN not built (run make)" >&2; exit 1; }
 
-# Nothing from the caller's environment (DBMCP_DB, DBMCP_INTERFACE, …).
-for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
+# shellcheck source=tests/cli/lib/db.sh
+. "$ROOT/tests/cli/lib/db.sh"
+
+# Nothing from the caller's environment (DBMCP_DB, DBMCP_INTERFACE, …) but
+# the test database server (DBMCP_TEST_PG, see lib/db.sh).
+for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
-DB="$WORK/search.db"
+trap 'test_db_cleanup; rm -rf "$WORK"' EXIT
+DB="$(test_db search)" || exit 1
 
 "$BIN" init --demo --db "$DB" 2>"$WORK/init.log" || { cat "$WORK/init.log" >&2; exit 1; }
-sqlite3 "$DB" "INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('default', 'search_documents', 90)" ||
+db_sql "$DB" "INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('default', 'search_documents', 90)" ||
   exit 1
 # Chunk resources on the demo: the most specific template wins over
 # doc://tarif/{slug}, and only interfaces exposing the document may read it.

@@ -7,7 +7,7 @@
 # Runs every case of tests/cases/thesaurus/cases.txt, in order, against one
 # fresh `dbmcp init --demo` database, with the fixtures of
 # tests/cases/thesaurus as the working directory; tests/cli/cases.sh is the
-# runner (exit status, output checks, and `sqlite3 .dump` identical for
+# runner (exit status, output checks, and `dbmcp dump` identical for
 # "same": a refused import leaves the database exactly as it was). Prints
 # "N passed, M failed"; exits 1 on any failure.
 #

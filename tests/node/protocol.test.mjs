@@ -22,8 +22,8 @@ import {
     WAIT_MS,
     binExists,
     cli,
-    sqlite,
-    sqliteRows,
+    sql,
+    sqlRows,
     tempDb,
     stdioClient,
     httpServer,
@@ -174,7 +174,7 @@ describe('stdio: lifecycle and tools', () => {
 
     test('a tool disabled via SQL is not listed and answers exactly like an unknown tool', async (t) => {
         const { db } = tempDb(t);
-        sqlite(db, "UPDATE dbmcp_tools SET enabled=0 WHERE name='echo'");
+        sql(db, "UPDATE dbmcp_tools SET enabled=0 WHERE name='echo'");
         const { client } = await stdioClient(t, db);
         const { tools } = await client.listTools();
         assert.deepEqual(
@@ -233,8 +233,8 @@ describe('stdio: lifecycle and tools', () => {
 describe('pagination', () => {
     test('tools/list with page size 2 follows nextCursor through every tool of the interface', async (t) => {
         const { db } = tempDb(t, { demo: true });
-        sqlite(db, "UPDATE dbmcp_settings SET value='2' WHERE key='server.page_size'");
-        const expected = sqliteRows(
+        sql(db, "UPDATE dbmcp_settings SET value='2' WHERE key='server.page_size'");
+        const expected = sqlRows(
             db,
             `SELECT t.name FROM dbmcp_interface_tools it JOIN dbmcp_tools t ON t.name = it.tool
              WHERE it.interface = 'chatbot' AND t.enabled = 1 ORDER BY it.position, t.name`,
@@ -262,7 +262,7 @@ describe('pagination', () => {
 
     test('an invalid cursor → -32602', async (t) => {
         const { db } = tempDb(t, { demo: true });
-        sqlite(db, "UPDATE dbmcp_settings SET value='2' WHERE key='server.page_size'");
+        sql(db, "UPDATE dbmcp_settings SET value='2' WHERE key='server.page_size'");
         const { client } = await stdioClient(t, db, ['--interface', 'chatbot']);
         await rejectsWithCode(client.listTools({ cursor: 'not-a-cursor' }), INVALID_PARAMS, 'tools/list cursor "not-a-cursor"');
         await rejectsWithCode(client.listTools({ cursor: '' }), INVALID_PARAMS, 'tools/list cursor ""');
@@ -297,7 +297,7 @@ describe('resources, prompts and completion', () => {
         const [c] = read.contents;
         assert.equal(c.uri, doc.uri);
         if (doc.mimeType) assert.equal(c.mimeType, doc.mimeType, 'mimeType differs between list and read');
-        const [row] = sqliteRows(db, `SELECT content_text FROM dbmcp_resources WHERE uri = ${q(doc.uri)}`);
+        const [row] = sqlRows(db, `SELECT content_text FROM dbmcp_resources WHERE uri = ${q(doc.uri)}`);
         assert.ok(row, `listed resource ${doc.uri} is not a dbmcp_resources row`);
         assert.equal(c.text, row.content_text, 'read text differs from the stored content');
         assert.ok(c.text.length > 0);
@@ -374,7 +374,7 @@ describe('resources, prompts and completion', () => {
 
     test('prompts/list and prompts/get substitute arguments; a missing required argument → -32602', async (t) => {
         const { db } = tempDb(t, { demo: true });
-        const rows = sqliteRows(db, "SELECT interface FROM dbmcp_interface_prompts WHERE prompt = 'tarif_summary' ORDER BY interface = 'document_analysis' DESC, interface");
+        const rows = sqlRows(db, "SELECT interface FROM dbmcp_interface_prompts WHERE prompt = 'tarif_summary' ORDER BY interface = 'document_analysis' DESC, interface");
         assert.ok(rows.length > 0, 'demo database has no interface exposing prompt tarif_summary');
         const iface = rows[0].interface;
         const { client } = await stdioClient(t, db, ['--interface', iface]);
@@ -424,7 +424,7 @@ describe('list_changed', () => {
         );
 
         // Disable a tool.
-        sqlite(db, "UPDATE dbmcp_tools SET enabled=0 WHERE name='echo'");
+        sql(db, "UPDATE dbmcp_tools SET enabled=0 WHERE name='echo'");
         await seen.waitBeyond(0, WAIT_MS, 'tools/list_changed after disabling echo');
         const afterDisable = await client.listTools();
         assert.deepEqual(
@@ -435,7 +435,7 @@ describe('list_changed', () => {
 
         // Add a tool (builtin handler under a new name) to the interface.
         const n = seen.count;
-        sqlite(
+        sql(
             db,
             `INSERT INTO dbmcp_tools (name, description, input_schema, handler_kind, handler) VALUES
                ('shout', 'Echo under another name',
@@ -476,7 +476,7 @@ describe('Streamable HTTP', () => {
         assert.equal(textOf(r), 'over http');
         const callId = r._meta?.['dbmcp/callId'];
         assert.equal(typeof callId, 'string', 'no _meta["dbmcp/callId"] over HTTP');
-        const row = await waitFor(() => sqliteRows(db, `SELECT method, target, status, transport, client_name FROM dbmcp_audit WHERE call_id = ${q(callId)}`)[0], {
+        const row = await waitFor(() => sqlRows(db, `SELECT method, target, status, transport, client_name FROM dbmcp_audit WHERE call_id = ${q(callId)}`)[0], {
             what: `audit row for call ${callId}`,
         });
         assert.deepEqual(row, { method: 'tools/call', target: 'echo', status: 'ok', transport: 'http', client_name: 'dbmcp-protocol-tests' });
@@ -540,7 +540,7 @@ describe('Streamable HTTP', () => {
 
         const r = cli(['keys', 'revoke', '--db', db, id]);
         assert.equal(r.status, 0, `dbmcp keys revoke exited ${r.status}: ${r.stderr}`);
-        const [row] = sqliteRows(db, `SELECT revoked_at FROM dbmcp_api_keys WHERE id = ${q(id)}`);
+        const [row] = sqlRows(db, `SELECT revoked_at FROM dbmcp_api_keys WHERE id = ${q(id)}`);
         assert.ok(row?.revoked_at, 'keys revoke did not set revoked_at');
 
         const fresh = await postMcp(srv.url, initMsg(), { key });
@@ -602,7 +602,7 @@ describe('Streamable HTTP', () => {
 
     test('clients that disconnect mid-request or mid-call do not stop the server', async (t) => {
         const { db } = tempDb(t);
-        sqlite(db, "UPDATE dbmcp_interfaces SET enabled=1 WHERE name='conformance'");
+        sql(db, "UPDATE dbmcp_interfaces SET enabled=1 WHERE name='conformance'");
         const { key } = createKey(db, 'conformance');
         const { key: defaultKey } = createKey(db, 'default');
         const srv = await httpServer(t, db);
@@ -676,7 +676,7 @@ describe('Streamable HTTP', () => {
 
     test('the key fixes the interface: each key sees its own interface catalog', async (t) => {
         const { db } = tempDb(t, { demo: true });
-        const chatbotTools = sqliteRows(
+        const chatbotTools = sqlRows(
             db,
             `SELECT t.name FROM dbmcp_interface_tools it JOIN dbmcp_tools t ON t.name = it.tool
              WHERE it.interface = 'chatbot' AND t.enabled = 1 ORDER BY it.position, t.name`,
@@ -707,13 +707,14 @@ describe('Streamable HTTP', () => {
         const { db, dir } = tempDb(t);
         const { key, id } = createKey(db, 'default', ['--user', 'alice', '--agent', 'bot-1']);
         const secret = key.slice(`dbmcp_${id}_`.length);
-        const [row] = sqliteRows(db, `SELECT principal, interface, user_id, agent_id, secret_hash, revoked_at FROM dbmcp_api_keys WHERE id = ${q(id)}`);
+        const [row] = sqlRows(db, `SELECT principal, interface, user_id, agent_id, secret_hash, revoked_at FROM dbmcp_api_keys WHERE id = ${q(id)}`);
         assert.ok(row, 'no dbmcp_api_keys row for the printed id');
         assert.equal(row.interface, 'default');
         assert.equal(row.user_id, 'alice');
         assert.equal(row.agent_id, 'bot-1');
         assert.equal(row.revoked_at, null);
         assert.notEqual(row.secret_hash, secret);
+        // The files of a SQLite database (on PostgreSQL the directory holds none).
         const { readdirSync, readFileSync } = await import('node:fs');
         for (const f of readdirSync(dir)) {
             assert.ok(!readFileSync(`${dir}/${f}`).includes(secret), `the secret is stored in plain text in ${f}`);
@@ -763,7 +764,7 @@ describe('Streamable HTTP', () => {
         const seen = notificationCounter();
         client.setNotificationHandler(ToolListChangedNotificationSchema, seen.handler);
         await client.listTools();
-        sqlite(db, "UPDATE dbmcp_tools SET enabled=0 WHERE name='server_info'");
+        sql(db, "UPDATE dbmcp_tools SET enabled=0 WHERE name='server_info'");
         await seen.waitBeyond(0, WAIT_MS, 'tools/list_changed over HTTP');
         assert.deepEqual(
             (await client.listTools()).tools.map((x) => x.name),
@@ -829,7 +830,7 @@ describe('audit', () => {
     test('one dbmcp_audit row per tools/call, resources/read and prompts/get, with status; callId matches', async (t) => {
         const { db } = tempDb(t);
         // A resource and a prompt of our own on the default interface.
-        sqlite(
+        sql(
             db,
             `INSERT INTO dbmcp_resources (uri, name, mime_type, content_text) VALUES ('test://audit/note', 'note', 'text/plain', 'audited text');
              INSERT INTO dbmcp_interface_resources (interface, uri) VALUES ('default', 'test://audit/note');
@@ -861,10 +862,10 @@ describe('audit', () => {
         ];
         const query = 'SELECT method, target, status, transport FROM dbmcp_audit ORDER BY id';
         // Rows are written asynchronously (audit.flush_ms, 200 ms by default).
-        await waitFor(() => sqliteRows(db, query).length >= expected.length, { what: `${expected.length} audit rows` });
-        assert.deepEqual(sqliteRows(db, query), expected);
+        await waitFor(() => sqlRows(db, query).length >= expected.length, { what: `${expected.length} audit rows` });
+        assert.deepEqual(sqlRows(db, query), expected);
 
-        const all = sqliteRows(db, 'SELECT call_id, method, target, client_name, interface FROM dbmcp_audit');
+        const all = sqlRows(db, 'SELECT call_id, method, target, client_name, interface FROM dbmcp_audit');
         for (const r of all) {
             assert.equal(r.client_name, 'dbmcp-protocol-tests', 'client_name from initialize');
             assert.equal(r.interface, 'default');
@@ -919,7 +920,7 @@ describe('dbmcp call', () => {
 
         // Every tools/call through the CLI is audited as transport cli.
         const rows = await waitFor(() => {
-            const r = sqliteRows(db, "SELECT target, status FROM dbmcp_audit WHERE transport = 'cli' ORDER BY id");
+            const r = sqlRows(db, "SELECT target, status FROM dbmcp_audit WHERE transport = 'cli' ORDER BY id");
             return r.length >= 4 ? r : null;
         }, { what: 'cli audit rows' });
         assert.deepEqual(
@@ -1014,7 +1015,7 @@ describe('raw stdio', () => {
     test('a running execute_query does not hold up the reader: ping is answered, cancellation stops the query', async (t) => {
         const { db } = tempDb(t);
         // A time limit far away: only the cancellation can stop the query.
-        sqlite(db, "UPDATE dbmcp_settings SET value = '600000' WHERE key = 'query.timeout_ms'");
+        sql(db, "UPDATE dbmcp_settings SET value = '600000' WHERE key = 'query.timeout_ms'");
         const io = rawStdio(t, db);
         await io.initialize();
         // Sequential SQL calls run on the reading thread; this one turns slow,
@@ -1036,13 +1037,13 @@ describe('raw stdio', () => {
         assert.ok(exit, 'dbmcp serve did not exit after stdin EOF');
         assert.equal(exit.code, 0);
         assert.equal(io.lines.length, 3, `unexpected stdout lines: ${io.lines.join('\n')}`);
-        const rows = sqliteRows(db, "SELECT status FROM dbmcp_audit WHERE target = 'execute_query' ORDER BY id");
+        const rows = sqlRows(db, "SELECT status FROM dbmcp_audit WHERE target = 'execute_query' ORDER BY id");
         assert.deepEqual(rows.map((r) => r.status).sort(), ['cancelled', 'ok']);
     });
 
     test('stdin closed while an execute_query runs: its answer still comes, then the server exits 0', async (t) => {
         const { db } = tempDb(t);
-        sqlite(db, "UPDATE dbmcp_settings SET value = '300' WHERE key = 'query.timeout_ms'");
+        sql(db, "UPDATE dbmcp_settings SET value = '300' WHERE key = 'query.timeout_ms'");
         const io = rawStdio(t, db);
         await io.initialize();
         io.send({ jsonrpc: '2.0', id: 20, method: 'tools/call', params: { name: 'execute_query', arguments: { query: ENDLESS_QUERY } } });
@@ -1056,7 +1057,7 @@ describe('raw stdio', () => {
     });
     test('an sql resource template stops at report.timeout_ms, and a cancelled read stops and gets no response', async (t) => {
         const { db } = tempDb(t);
-        sqlite(
+        sql(
             db,
             `INSERT INTO dbmcp_resource_templates (uri_template, name, handler_kind, handler)
                VALUES ('slow://{n}', 'slow', 'sql', '${ENDLESS_QUERY}');
@@ -1075,7 +1076,7 @@ describe('raw stdio', () => {
         assert.ok(exit && exit.code === 0, 'dbmcp serve did not exit 0 after stdin EOF');
 
         // A new server with a long limit: only the cancellation can stop the read.
-        sqlite(db, "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '600000')");
+        sql(db, "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '600000')");
         const io2 = rawStdio(t, db);
         await io2.initialize();
         // The read and its cancellation in one write: the cancellation is
@@ -1093,7 +1094,7 @@ describe('raw stdio', () => {
         const exit2 = await waitExit(io2.proc, WAIT_MS);
         assert.ok(exit2 && exit2.code === 0, 'dbmcp serve did not exit 0 after stdin EOF');
         assert.equal(io2.lines.length, 2, `unexpected stdout lines: ${io2.lines.join('\n')}`);
-        const rows = sqliteRows(db, "SELECT target, status FROM dbmcp_audit WHERE method = 'resources/read' ORDER BY id");
+        const rows = sqlRows(db, "SELECT target, status FROM dbmcp_audit WHERE method = 'resources/read' ORDER BY id");
         assert.deepEqual(rows, [
             { target: 'slow://1', status: 'error' },
             { target: 'slow://2', status: 'cancelled' },

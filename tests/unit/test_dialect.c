@@ -66,6 +66,7 @@ static void test_statements_prepare(void **state)
 {
     store *db = *state;
     prepares(db, DIALECT_TABLE_EXISTS, NULL);
+    prepares(db, DIALECT_DUMP_OBJECTS, NULL);
     prepares(db, DIALECT_MIGRATIONS_TABLE, NULL);
     prepares(db, DIALECT_CHUNKS_FTS_INDEX, NULL);
     prepares(db, DIALECT_CHUNKS_FTS_UNINDEX, NULL);

@@ -2,7 +2,8 @@
  * test_store.c — the engine-neutral corners of store.h, through store.h
  * only: constraint violations as distinct codes, whether a statement only
  * reads, why the guard of a read-only handle refuses a statement, the
- * database's identity, column kinds and the query budget.
+ * database's identity, column kinds, the query budget, the statements of
+ * a script one by one, and the tables `dbmcp dump` lists.
  *
  * Each test gets a fresh database file in its own directory under $TMPDIR
  * (default /tmp) with a small schema, a read-write handle and a read-only
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/dump.h"
 #include "store/store.h"
 
 static const char schema_sql[] =
@@ -245,6 +247,124 @@ static void test_query_budget(void **state)
     assert_int_equal(ro_query(f, big), 0);
 }
 
+/* Where store_statement_length ends the first statement of a script. */
+static void test_statement_length(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sql;   /* a script */
+        const char *first; /* its first statement as store_statement_length cuts it */
+    } cases[] = {
+        {"", ""},
+        {"SELECT 1", "SELECT 1"},
+        {"SELECT 1; SELECT 2", "SELECT 1;"},
+        {"SELECT 'a;b'';c'; x", "SELECT 'a;b'';c';"},
+        {"SELECT \"a;\"\"b\", `c;d`, [e;f]; x", "SELECT \"a;\"\"b\", `c;d`, [e;f];"},
+        {"SELECT 1 -- a; comment\n; x", "SELECT 1 -- a; comment\n;"},
+        {"SELECT /* a; b */ 1; x", "SELECT /* a; b */ 1;"},
+        {"SELECT E'it\\'s;' ; x", "SELECT E'it\\'s;' ;"},
+        {"SELECT $$a;b$$, $t$ $$; $t$; x", "SELECT $$a;b$$, $t$ $$; $t$;"},
+        {"SELECT $1; x", "SELECT $1;"},
+        {"SELECT a$b; x", "SELECT a$b;"},
+        {"CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO b VALUES (1); "
+         "UPDATE c SET d = CASE WHEN 1 THEN 2 END; END; x",
+         "CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO b VALUES (1); "
+         "UPDATE c SET d = CASE WHEN 1 THEN 2 END; END;"},
+        {"create temp trigger t before delete on a begin select raise(abort, 'no'); end; x",
+         "create temp trigger t before delete on a begin select raise(abort, 'no'); end;"},
+        {"CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END; x",
+         "CREATE FUNCTION f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; END;"},
+        {"BEGIN; COMMIT;", "BEGIN;"},
+        {"CREATE TABLE t (a CHECK (a <> ';')); x", "CREATE TABLE t (a CHECK (a <> ';'));"},
+        {"SELECT 'unterminated; x", "SELECT 'unterminated; x"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = store_statement_length(cases[i].sql);
+        if (n != strlen(cases[i].first) || strncmp(cases[i].sql, cases[i].first, n) != 0)
+            fail_msg("case %zu: cut '%.*s', want '%s'", i, (int)n, cases[i].sql, cases[i].first);
+    }
+}
+
+/* store_prepare_next runs a script statement by statement. */
+static void test_prepare_next(void **state)
+{
+    fixture *f = *state;
+    dbmcp_error err;
+    const char *script = "-- a script\n"
+                         "CREATE TABLE log (v TEXT);;\n"
+                         "CREATE TRIGGER owners_log AFTER INSERT ON owners BEGIN\n"
+                         "  INSERT INTO log VALUES ('a;' || NEW.name); END;\n"
+                         "INSERT INTO owners (name) VALUES ('Bo');\n"
+                         "SELECT v FROM log; /* done */ ";
+    const char *next = script;
+    store_stmt *st = NULL;
+    int statements = 0;
+    for (;;) {
+        assert_int_equal(store_prepare_next(f->rw, &next, &st, &err), 0);
+        if (!st)
+            break;
+        statements++;
+        int rc;
+        while ((rc = store_step(st, &err)) == STORE_ROW)
+            assert_string_equal(store_column_text(st, 0), "a;Bo");
+        assert_int_equal(rc, STORE_DONE);
+        store_finalize(st);
+    }
+    assert_int_equal(statements, 4);
+    next = "SELECT 1; SELECT nope FROM nowhere; SELECT 3";
+    assert_int_equal(store_prepare_next(f->rw, &next, &st, &err), 0);
+    store_finalize(st);
+    const char *failing = next;
+    assert_true(store_prepare_next(f->rw, &next, &st, &err) < 0);
+    assert_null(st);
+    assert_ptr_equal(next, failing);
+    assert_non_null(strstr(err.message, "nowhere"));
+}
+
+static void test_ident_quote(void **state)
+{
+    (void)state;
+    char *q = store_ident_quote("a\"b");
+    assert_string_equal(q, "\"a\"\"b\"");
+    free(q);
+}
+
+/* dump_objects_list: tables (dbmcp's too), views and virtual tables by
+ * name in byte order, shadow tables as tables, no sqlite_* table. */
+static void test_dump_objects(void **state)
+{
+    fixture *f = *state;
+    dbmcp_error err;
+    assert_int_equal(store_exec(f->rw,
+                                "CREATE VIEW big_pets AS SELECT * FROM pets WHERE legs > 2;"
+                                "CREATE VIRTUAL TABLE notes USING fts5(body);"
+                                "CREATE TABLE auto (id INTEGER PRIMARY KEY AUTOINCREMENT);"
+                                "INSERT INTO auto DEFAULT VALUES; ANALYZE;",
+                                &err),
+                     0);
+    dump_object *v = NULL;
+    size_t n = 0;
+    assert_int_equal(dump_objects_list(f->rw, &v, &n, &err), 0);
+    char got[1024] = "";
+    for (size_t i = 0; i < n; i++) {
+        const char *kind = v[i].kind == DUMP_VIEW      ? "view"
+                           : v[i].kind == DUMP_VIRTUAL ? "virtual"
+                                                       : "table";
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s:%s", i ? " " : "", kind,
+                 v[i].name);
+    }
+    assert_string_equal(got, "table:auto view:big_pets table:dbmcp_secrets virtual:notes "
+                             "table:notes_config table:notes_content table:notes_data "
+                             "table:notes_docsize table:notes_idx table:owners table:pets");
+    dump_objects_free(v, n);
+    store_stmt *st = NULL;
+    assert_int_equal(dump_table_scan(f->rw, "owners", &st, &err), 0);
+    assert_int_equal(store_column_count(st), 2);
+    assert_int_equal(store_step(st, &err), STORE_ROW);
+    assert_string_equal(store_column_text(st, 1), "Ada");
+    store_finalize(st);
+}
+
 #define STORE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 
 int main(void)
@@ -253,6 +373,8 @@ int main(void)
         STORE_TEST(test_constraint_codes), STORE_TEST(test_stmt_is_readonly),
         STORE_TEST(test_guard_explain),    STORE_TEST(test_identity),
         STORE_TEST(test_column_kind),      STORE_TEST(test_query_budget),
+        STORE_TEST(test_statement_length), STORE_TEST(test_prepare_next),
+        STORE_TEST(test_ident_quote),      STORE_TEST(test_dump_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,10 @@
 --
 -- Runs inside one transaction after the schema (0001_core.sql) and after the
 -- base seed (interface `default`, builtin tools `echo` and `server_info`).
+-- The same file serves SQLite and PostgreSQL: store_seed runs the engine's
+-- own seed/<dialect>/demo.sql first, which creates the user tables of
+-- sections 2 and 10 with that engine's types and comments; every statement
+-- here is written so both engines accept it and produce the same rows.
 -- Everything here is deterministic: the ~60,000 sales rows come from a
 -- linear congruential generator (x' = (1103515245 * x + 12345) mod 2^31)
 -- evaluated in a recursive CTE, so every run produces the same data.
@@ -35,38 +39,9 @@ INSERT INTO dbmcp_interfaces (name, title, description, instructions) VALUES
 
 -- ====================================================================
 -- 2. User data: a fictional wholesaler's sales 2023–2025
---    (ordinary tables: visible to agent-written SQL and to the report tools)
+--    (ordinary tables: visible to agent-written SQL and to the report tools;
+--    created by seed/<dialect>/demo.sql)
 -- ====================================================================
--- Comments live INSIDE the CREATE statements: SQLite keeps that text in
--- sqlite_master, and list_tables / describe_table show it (the lines right
--- after "(" describe the table, a trailing "-- …" its column).
-CREATE TABLE regions (
-    -- The five sales regions used in sales.region.
-    region TEXT PRIMARY KEY, -- short key as stored in sales: Nord, Süd, West, Ost, Mitte
-    name   TEXT NOT NULL,    -- display name
-    states TEXT NOT NULL     -- the Bundesländer the region covers, comma-separated
-);
-
-CREATE TABLE products (
-    -- The product catalogue: 25 products in 5 categories.
-    product    TEXT PRIMARY KEY, -- product name as stored in sales.product
-    category   TEXT NOT NULL,    -- Elektronik | Haushalt | Büro | Garten | Werkzeug
-    list_price REAL NOT NULL CHECK (list_price > 0) -- list price in EUR (2023); sales prices add yearly increases, segment discounts and a small jitter
-);
-
-CREATE TABLE sales (
-    -- One row per order line, 2023-01-01 … 2025-12-31 (about 60,000 rows) of a fictional wholesaler.
-    id               INTEGER PRIMARY KEY,
-    sale_date        TEXT NOT NULL CHECK (sale_date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'), -- ISO date 'YYYY-MM-DD'
-    region           TEXT NOT NULL REFERENCES regions (region),   -- sales region (regions.region)
-    product          TEXT NOT NULL REFERENCES products (product), -- product (products.product)
-    category         TEXT NOT NULL,    -- product category, copied from products for grouping
-    customer_segment TEXT NOT NULL,    -- Privatkunden | Gewerbekunden | Großkunden | Öffentliche Hand
-    quantity         INTEGER NOT NULL CHECK (quantity > 0),   -- units sold
-    unit_price       REAL NOT NULL CHECK (unit_price >= 0),   -- EUR per unit actually charged
-    revenue          REAL NOT NULL CHECK (revenue >= 0)       -- quantity * unit_price in EUR, rounded to cents
-);
-
 INSERT INTO regions (region, name, states) VALUES
   ('Nord', 'Norddeutschland', 'Schleswig-Holstein, Hamburg, Bremen, Niedersachsen, Mecklenburg-Vorpommern'),
   ('Süd', 'Süddeutschland', 'Bayern, Baden-Württemberg'),
@@ -108,13 +83,18 @@ INSERT INTO products (product, category, list_price) VALUES
 --   drift by year), u5 category (seasonal: Garten in spring, Elektronik at
 --   Christmas), u6 product within category, u7 segment (mix differs by region),
 --   u8 quantity, u9 price jitter (±4 %). Prices rise 3.5 % per year.
--- Rows are numbered in date order. CROSS JOIN pins the join order (generator
--- outermost, bucket lookups via automatic indexes) so the statement runs in well
--- under a second.
+-- Rows are numbered in date order. CROSS JOIN pins SQLite's join order
+-- (generator outermost, bucket lookups via automatic indexes) so the statement
+-- runs in well under a second; the join conditions stand in WHERE, as
+-- PostgreSQL takes no ON after CROSS JOIN. Portable on purpose: the states
+-- are BIGINT from the start (a state times a multiplier overflows 32 bits),
+-- dates are zero-padded with substr rather than printf, and prices are the
+-- engine's own type for money (REAL on SQLite, numeric on PostgreSQL, where
+-- round(x, 2) exists for numeric only).
 INSERT INTO sales (id, sale_date, region, product, category, customer_segment, quantity, unit_price, revenue)
 WITH RECURSIVE
   g(n, s) AS (
-    SELECT 1, 20250101
+    SELECT 1, CAST(20250101 AS BIGINT)
     UNION ALL
     SELECT n + 1, ((268046093 * s + 794471793) % 2147483648) FROM g WHERE n < 60000
   ),
@@ -265,7 +245,8 @@ WITH RECURSIVE
                        FROM segw sw JOIN b100 ON b100.b BETWEEN sw.lo AND sw.hi),
   rows AS (
     SELECT d.n,
-           printf('%04d-%02d-%02d', d.y, d.mo, 1 + d.u3 % d.dim) AS sale_date,
+           CAST(d.y AS TEXT) || '-' || substr(CAST(100 + d.mo AS TEXT), 2) || '-'
+             || substr(CAST(101 + d.u3 % d.dim AS TEXT), 2) AS sale_date,
            d.region,
            pwx.product,
            pwx.category,
@@ -274,10 +255,14 @@ WITH RECURSIVE
            round(p.list_price * (1.0 + 0.035 * (d.y - 2023)) * (1.0 - swx.discount)
                  * (0.96 + (d.u9 % 801) / 10000.0), 2) AS unit_price
     FROM d
-    CROSS JOIN cmx ON cmx.mo = d.mo AND cmx.b = d.u5 % 100
-    CROSS JOIN pwx ON pwx.category = cmx.category AND pwx.b = d.u6 % 100
-    CROSS JOIN products p ON p.product = pwx.product
-    CROSS JOIN swx ON swx.region = d.region AND swx.b = d.u7 % 100
+    CROSS JOIN cmx
+    CROSS JOIN pwx
+    CROSS JOIN products p
+    CROSS JOIN swx
+    WHERE cmx.mo = d.mo AND cmx.b = d.u5 % 100
+      AND pwx.category = cmx.category AND pwx.b = d.u6 % 100
+      AND p.product = pwx.product
+      AND swx.region = d.region AND swx.b = d.u7 % 100
   )
 SELECT row_number() OVER (ORDER BY sale_date, n),
        sale_date, region, product, category, customer_segment,
@@ -1593,23 +1578,8 @@ ON CONFLICT (key) DO UPDATE SET value = excluded.value, description = excluded.d
 --     schema discovery for the chatbot
 -- ====================================================================
 -- Key figures of the twelve documents of section 3, one row each, so they
--- can be filtered and compared with SQL (the documents stay the source).
-CREATE TABLE tarif_agreements (
-    -- Key figures of the twelve fictional collective agreements (Tarifverträge); the full text is the resource doc://tarif/<slug>.
-    slug                TEXT PRIMARY KEY, -- document key: the resource is doc://tarif/<slug>
-    title               TEXT NOT NULL,    -- title of the agreement
-    region              TEXT NOT NULL,    -- Tarifgebiet: Bayern, Nordrhein, Hamburg, Berlin, Niedersachsen, Tarifgebiet West, Ostdeutschland or Bundesgebiet (nationwide)
-    sector              TEXT NOT NULL,    -- Branche, e.g. Metall- und Elektroindustrie
-    union_name          TEXT NOT NULL,    -- the union (Gewerkschaft) that signed
-    employer            TEXT NOT NULL,    -- the employers' side (Arbeitgeberverband)
-    valid_from          TEXT NOT NULL,    -- start of the term, ISO date
-    valid_to            TEXT NOT NULL,    -- end of the term, ISO date
-    weekly_hours        REAL NOT NULL,    -- regular weekly working hours (Wochenarbeitszeit); where West and Ost differ, the West figure
-    vacation_days       INTEGER NOT NULL, -- annual leave in working days (five-day week) before seniority increments
-    lowest_monthly_eur  REAL NOT NULL,    -- lowest monthly amount of the pay table (Entgelttabelle), EUR
-    highest_monthly_eur REAL NOT NULL     -- highest monthly amount of the pay table, EUR
-);
-
+-- can be filtered and compared with SQL (the documents stay the source);
+-- the table is created by seed/<dialect>/demo.sql.
 INSERT INTO tarif_agreements (slug, title, region, sector, union_name, employer, valid_from, valid_to, weekly_hours, vacation_days, lowest_monthly_eur, highest_monthly_eur) VALUES
   ('metall-elektro-bayern', 'Entgelt- und Manteltarifvertrag Metall- und Elektroindustrie Bayern', 'Bayern', 'Metall- und Elektroindustrie',
    'Gewerkschaft Metall und Elektro, Bezirk Bayern (GME, fiktiv)', 'Verband der Bayerischen Metall- und Elektro-Arbeitgeber (VBME, fiktiv)',

@@ -9,6 +9,8 @@ import path from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 
+import { dbRows, dbSql, dropTestDb, testDb } from '../../cli/lib/db.mjs';
+
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -37,34 +39,31 @@ export function cli(args, opts = {}) {
     return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
-// The sqlite3 CLI waits this long for a lock a running server holds (its
-// audit writer, say) instead of failing at once with "database is locked".
-const SQLITE_ARGS = ['-bail', '-cmd', `.timeout ${WAIT_MS}`];
-
-/** Run the sqlite3 CLI on db; returns stdout. Throws on failure. */
-export function sqlite(db, sql) {
-    const r = spawnSync('sqlite3', [...SQLITE_ARGS, db, sql], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
-    if (r.error) throw r.error;
-    if (r.status !== 0) throw new Error(`sqlite3 failed (${r.status}): ${r.stderr}\nSQL: ${sql}`);
-    return r.stdout;
+/**
+ * Run SQL on db through `dbmcp sql` (never an engine's shell, so the tests
+ * run on either backend); returns stdout. It waits up to a minute for a
+ * lock a running server holds (its audit writer, say). Throws on failure.
+ */
+export function sql(db, query) {
+    return dbSql(BIN, db, query);
 }
 
-/** Query with sqlite3 -json; returns an array of row objects. */
-export function sqliteRows(db, sql) {
-    const r = spawnSync('sqlite3', [...SQLITE_ARGS, '-json', db, sql], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
-    if (r.error) throw r.error;
-    if (r.status !== 0) throw new Error(`sqlite3 failed (${r.status}): ${r.stderr}\nSQL: ${sql}`);
-    return r.stdout.trim() ? JSON.parse(r.stdout) : [];
+/** One query through `dbmcp sql --json`; returns an array of row objects. */
+export function sqlRows(db, query) {
+    return dbRows(BIN, db, query);
 }
 
 /**
- * A fresh temp dir with a database made by `dbmcp init` (optionally --demo).
- * Removed after the test. Returns {dir, db}.
+ * A fresh temp dir and a database made by `dbmcp init` (optionally --demo),
+ * from testDb (tests/cli/lib/db.mjs): a file in the dir, or a database on
+ * the PostgreSQL server DBMCP_TEST_PG names. Both removed after the test.
+ * Returns {dir, db}.
  */
 export function tempDb(t, { demo = false } = {}) {
     const dir = mkdtempSync(path.join(tmpdir(), 'dbmcp-proto-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const db = path.join(dir, 'test.db');
+    const db = testDb(BIN, dir, 'test');
+    t.after(() => dropTestDb(BIN, db));
     const r = cli(['init', '--db', db, ...(demo ? ['--demo'] : [])]);
     if (r.status !== 0) {
         throw new Error(`dbmcp init${demo ? ' --demo' : ''} exited ${r.status}: ${r.stderr}`);

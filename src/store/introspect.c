@@ -1,56 +1,53 @@
 /*
- * introspect.c — schema discovery on SQLite (see introspect.h): reads
- * sqlite_master, sqlite_stat1 and the table_xinfo, foreign_key_list,
- * index_list and index_info pragmas inside a trusted window of the
- * read-only query connection, and recovers table and column comments from
- * the CREATE statement text with a small tokenizer (strings, quoted
- * identifiers and parentheses are respected, so a `--` inside a string or
- * a CHECK expression is never taken for a comment).
+ * introspect.c — schema discovery (see introspect.h), the part every
+ * engine shares: the handle check, the choice of catalog reader by
+ * store_dialect(db) (introspect_dialect.h), the order of the list, the
+ * resolution of a caller's name against it, the capped row count, the
+ * keys left out because they name dbmcp's own tables, and the free
+ * functions. The catalog SQL of each engine lives in introspect_sqlite.c
+ * and introspect_pg.c.
  *
- * Names reach SQL text only as double-quoted identifiers of objects just
- * read from sqlite_master (quotes doubled), never as raw caller input:
- * introspect_describe first resolves the caller's name against the list.
+ * A caller's name never reaches SQL text: introspect_describe resolves it
+ * against the list first, and the count reads the quoted name its reader
+ * gives for the listed object.
  */
 #include "store/introspect.h"
+#include "store/introspect_dialect.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* --- small helpers ---------------------------------------------------------- */
+/* --- helpers shared with the readers ------------------------------------------ */
 
-static char *dup_or_null(const char *s)
+int introspect_is_internal_name(const char *name)
+{
+    return strncasecmp(name, "dbmcp_", 6) == 0;
+}
+
+char *introspect_strdup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
 }
 
-/* Nonzero when name starts with prefix, ASCII case-insensitively (SQLite
- * resolves DBMCP_AUDIT to dbmcp_audit). */
-static int has_prefix_ci(const char *name, const char *prefix)
+void introspect_names_add(introspect_names *names, const char *s)
 {
-    return strncasecmp(name, prefix, strlen(prefix)) == 0;
-}
-
-/* Objects agents never see: dbmcp's own tables and SQLite's. */
-static int is_internal(const char *name)
-{
-    return has_prefix_ci(name, "dbmcp_") || has_prefix_ci(name, "sqlite_");
-}
-
-/* Append piece (len bytes) to *dst, separated by a space. */
-static void append_text(char **dst, const char *piece, size_t len)
-{
-    size_t old = *dst ? strlen(*dst) : 0;
-    char *grown = realloc(*dst, old + len + 2);
+    char **grown = realloc(names->v, (names->n + 1) * sizeof *grown);
     if (!grown)
         return;
-    if (old)
-        grown[old++] = ' ';
-    memcpy(grown + old, piece, len);
-    grown[old + len] = '\0';
-    *dst = grown;
+    names->v = grown;
+    names->v[names->n++] = strdup(s ? s : "");
+}
+
+void *introspect_grow(void **arr, size_t *n, size_t elem_size)
+{
+    char *grown = realloc(*arr, (*n + 1) * elem_size);
+    if (!grown)
+        return NULL;
+    *arr = grown;
+    memset(grown + *n * elem_size, 0, elem_size);
+    return grown + (*n)++ * elem_size;
 }
 
 static void names_free(introspect_names *names)
@@ -61,299 +58,7 @@ static void names_free(introspect_names *names)
     memset(names, 0, sizeof *names);
 }
 
-static void names_add(introspect_names *names, const char *s)
-{
-    char **grown = realloc(names->v, (names->n + 1) * sizeof *grown);
-    if (!grown)
-        return;
-    names->v = grown;
-    names->v[names->n++] = strdup(s ? s : "");
-}
-
-/* Grow *arr of elem_size by one zeroed element; NULL on failure. */
-static void *grow_one(void **arr, size_t *n, size_t elem_size)
-{
-    char *grown = realloc(*arr, (*n + 1) * elem_size);
-    if (!grown)
-        return NULL;
-    *arr = grown;
-    memset(grown + *n * elem_size, 0, elem_size);
-    return grown + (*n)++ * elem_size;
-}
-
-/* Prepare sql (built from a name, may be NULL when allocation failed). */
-static int prepare_owned(store *db, char *sql, store_stmt **st, dbmcp_error *err)
-{
-    if (!sql)
-        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    int rc = store_prepare(db, sql, st, err);
-    free(sql);
-    return rc;
-}
-
-/* "PRAGMA what(\"name\")" (malloc'd). */
-static char *pragma_sql(const char *what, const char *name)
-{
-    char *quoted = store_ident_quote(name), *sql = NULL;
-    if (quoted && asprintf(&sql, "PRAGMA %s(%s)", what, quoted) < 0)
-        sql = NULL;
-    free(quoted);
-    return sql;
-}
-
-/* --- comments in CREATE statements ------------------------------------------- */
-
-/* Comments found in one CREATE statement: the table's and one per
- * definition in the column list (column name, or NULL for a table
- * constraint). */
-typedef struct comment_def {
-    char *name;    /* unquoted column name; NULL for a constraint */
-    char *comment; /* joined comment text, or NULL */
-} comment_def;
-
-typedef struct comment_scan {
-    const char *sql;
-    int is_view;
-    char *table_comment;
-    comment_def *defs;
-    size_t n_defs;
-    int depth;        /* parenthesis depth */
-    int in_def;       /* a definition of the column list has started */
-    long line_owner;  /* definition with content on the current line, -1 none */
-    char *pending;    /* own-line comments waiting for the next definition */
-    int body_started; /* views: the SELECT has begun */
-} comment_scan;
-
-static int is_word_char(unsigned char c)
-{
-    return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
-}
-
-/* Keep a comment's text if it says something: trim, drop leading '-' and
- * '*' decoration, collapse whitespace; skip rulers with no letter or
- * digit. Appends to *dst. */
-static void add_comment(char **dst, const char *text, size_t len)
-{
-    char *clean = malloc(len + 1);
-    if (!clean)
-        return;
-    size_t n = 0;
-    int space = 0, meaningful = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (isspace(c)) {
-            space = n > 0;
-            continue;
-        }
-        if (n == 0 && (c == '-' || c == '*'))
-            continue;
-        if (space)
-            clean[n++] = ' ';
-        space = 0;
-        clean[n++] = (char)c;
-        meaningful |= isalnum(c) || c >= 0x80;
-    }
-    if (meaningful)
-        append_text(dst, clean, n);
-    free(clean);
-}
-
-/* Block comments: strip the '*' that starts each continuation line. */
-static void add_block_comment(char **dst, const char *text, size_t len)
-{
-    char *clean = malloc(len + 1);
-    if (!clean)
-        return;
-    size_t n = 0;
-    int line_start = 1;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        if (line_start && (c == ' ' || c == '\t'))
-            continue;
-        if (line_start && c == '*') {
-            line_start = 0;
-            continue;
-        }
-        line_start = c == '\n';
-        clean[n++] = c;
-    }
-    add_comment(dst, clean, n);
-    free(clean);
-}
-
-static void scan_comment(comment_scan *s, const char *text, size_t len, int block)
-{
-    char **dst;
-    if (s->is_view)
-        dst = s->body_started ? NULL : &s->table_comment;
-    else if (s->depth == 0)
-        dst = &s->table_comment;
-    else if (s->line_owner >= 0)
-        dst = s->defs[s->line_owner].name ? &s->defs[s->line_owner].comment : NULL;
-    else if (s->n_defs == 0)
-        dst = &s->table_comment;
-    else
-        dst = &s->pending;
-    if (!dst)
-        return;
-    if (block)
-        add_block_comment(dst, text, len);
-    else
-        add_comment(dst, text, len);
-}
-
-/* Table constraints open with these words; they name no column. */
-static int is_constraint_word(const char *w, size_t len)
-{
-    static const char *const words[] = {"CONSTRAINT", "PRIMARY", "UNIQUE",
-                                        "CHECK",      "FOREIGN", NULL};
-    for (int i = 0; words[i]; i++)
-        if (strlen(words[i]) == len && strncasecmp(words[i], w, len) == 0)
-            return 1;
-    return 0;
-}
-
-/* A token of the column list at depth 1 that starts a definition. */
-static void start_definition(comment_scan *s, const char *tok, size_t len, int quoted)
-{
-    comment_def *d = grow_one((void **)&s->defs, &s->n_defs, sizeof *d);
-    if (!d)
-        return;
-    if (quoted || !is_constraint_word(tok, len)) {
-        d->name = strndup(tok, len);
-        if (quoted && d->name) { /* undouble "" `` */
-            char *w = d->name;
-            for (char *r = d->name; *r; r++) {
-                *w++ = *r;
-                if ((*r == '"' || *r == '`') && r[1] == *r)
-                    r++;
-            }
-            *w = '\0';
-        }
-    }
-    d->comment = s->pending;
-    s->pending = NULL;
-    s->in_def = 1;
-}
-
-/* The end of a quoted token starting at p (quote char q, closing c). */
-static const char *skip_quoted(const char *p, char q, char c)
-{
-    for (p++; *p; p++) {
-        if (*p == c) {
-            if (c == q && p[1] == c) {
-                p++;
-                continue;
-            }
-            return p + 1;
-        }
-    }
-    return p;
-}
-
-/* A content token [tok, end) was seen: maybe a new definition, and the
- * current line now belongs to the current definition. */
-static void scan_content(comment_scan *s, const char *tok, const char *end, int quoted)
-{
-    if (s->is_view) {
-        size_t len = (size_t)(end - tok);
-        if (s->depth == 0 && !quoted &&
-            ((len == 6 && strncasecmp(tok, "SELECT", 6) == 0) ||
-             (len == 4 && strncasecmp(tok, "WITH", 4) == 0) ||
-             (len == 6 && strncasecmp(tok, "VALUES", 6) == 0)))
-            s->body_started = 1;
-        return;
-    }
-    if (s->depth == 1 && !s->in_def) {
-        if (quoted)
-            start_definition(s, tok + 1, (size_t)(end - tok - 2), 1);
-        else
-            start_definition(s, tok, (size_t)(end - tok), 0);
-    }
-    if (s->depth >= 1 && s->in_def)
-        s->line_owner = (long)s->n_defs - 1;
-}
-
-static void scan_create(comment_scan *s)
-{
-    const char *p = s->sql;
-    while (*p && !(s->is_view && s->body_started)) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '\n') {
-            s->line_owner = -1;
-            p++;
-        } else if (isspace(c)) {
-            p++;
-        } else if (c == '-' && p[1] == '-') {
-            const char *end = strchr(p, '\n');
-            end = end ? end : p + strlen(p);
-            scan_comment(s, p + 2, (size_t)(end - p - 2), 0);
-            p = end;
-        } else if (c == '/' && p[1] == '*') {
-            const char *end = strstr(p + 2, "*/");
-            const char *stop = end ? end : p + strlen(p);
-            scan_comment(s, p + 2, (size_t)(stop - p - 2), 1);
-            p = end ? end + 2 : stop;
-        } else if (c == '\'' || c == '"' || c == '`' || c == '[') {
-            const char *end = skip_quoted(p, (char)c, c == '[' ? ']' : (char)c);
-            scan_content(s, p, end, c != '\'');
-            p = end;
-        } else if (is_word_char(c)) {
-            const char *end = p;
-            while (*end && is_word_char((unsigned char)*end))
-                end++;
-            scan_content(s, p, end, 0);
-            p = end;
-        } else {
-            if (c == '(') {
-                s->depth++;
-            } else if (c == ')') {
-                if (s->depth == 1)
-                    s->in_def = 0;
-                s->depth -= s->depth > 0;
-            } else if (c == ',' && s->depth == 1) {
-                s->in_def = 0;
-                p++;
-                continue;
-            }
-            if (s->depth >= 1 && s->in_def && c != '(')
-                s->line_owner = (long)s->n_defs - 1;
-            p++;
-        }
-    }
-}
-
-static void comment_scan_free(comment_scan *s)
-{
-    for (size_t i = 0; i < s->n_defs; i++) {
-        free(s->defs[i].name);
-        free(s->defs[i].comment);
-    }
-    free(s->defs);
-    free(s->pending);
-    free(s->table_comment);
-}
-
-/* Scan t's CREATE text; the caller frees with comment_scan_free. */
-static void scan_comments_of(const introspect_table *t, comment_scan *s)
-{
-    memset(s, 0, sizeof *s);
-    s->sql = t->sql ? t->sql : "";
-    s->is_view = t->kind == INTROSPECT_VIEW;
-    s->line_owner = -1;
-    scan_create(s);
-}
-
-/* The comment of column `name` (borrowed from s), or NULL. */
-static const char *column_comment(const comment_scan *s, const char *name)
-{
-    for (size_t i = 0; i < s->n_defs; i++)
-        if (s->defs[i].name && strcasecmp(s->defs[i].name, name) == 0)
-            return s->defs[i].comment;
-    return NULL;
-}
-
-/* --- listing -------------------------------------------------------------------- */
+/* --- free ------------------------------------------------------------------------ */
 
 const char *introspect_kind_label(introspect_kind kind)
 {
@@ -382,216 +87,6 @@ void introspect_table_array_free(introspect_table *v, size_t n)
     free(v);
 }
 
-static int starts_virtual(const char *sql)
-{
-    while (sql && isspace((unsigned char)*sql))
-        sql++;
-    return sql && strncasecmp(sql, "CREATE VIRTUAL", 14) == 0;
-}
-
-/* Whether v[i] is a shadow table of one of the virtual tables in v. */
-static int is_shadow(const introspect_table *v, size_t n, size_t i)
-{
-    if (v[i].kind != INTROSPECT_TABLE)
-        return 0;
-    for (size_t j = 0; j < n; j++) {
-        size_t len = strlen(v[j].name);
-        if (v[j].kind == INTROSPECT_VIRTUAL && strncasecmp(v[i].name, v[j].name, len) == 0 &&
-            v[i].name[len] == '_')
-            return 1;
-    }
-    return 0;
-}
-
-/* Shadow tables of virtual tables (FTS5's x_data, x_idx, …) belong to
- * their virtual table: drop them from the list. Marked first, removed
- * after, so the scan never meets a freed entry. */
-static void drop_shadow_tables(introspect_table *v, size_t *n)
-{
-    unsigned char *shadow = calloc(*n ? *n : 1, 1);
-    if (!shadow)
-        return;
-    for (size_t i = 0; i < *n; i++)
-        shadow[i] = (unsigned char)is_shadow(v, *n, i);
-    size_t kept = 0;
-    for (size_t i = 0; i < *n; i++) {
-        if (shadow[i])
-            introspect_table_free(&v[i]);
-        else
-            v[kept++] = v[i];
-    }
-    free(shadow);
-    *n = kept;
-}
-
-/* Views the query connection may not read — windows on dbmcp's own
- * tables, or broken ones — are dropped: the engine resolves a view's
- * columns without asking the authorizer, so listing them would show what
- * lies behind. Preparing a plain read of each view, outside the trusted
- * window, asks the same question agent SQL would. */
-static int drop_unreadable_views(store *db, introspect_table *v, size_t *n, dbmcp_error *err)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < *n; i++) {
-        int readable = 1;
-        if (v[i].kind == INTROSPECT_VIEW) {
-            char *quoted = store_ident_quote(v[i].name), *sql = NULL;
-            if (quoted && asprintf(&sql, "SELECT 1 FROM %s", quoted) < 0)
-                sql = NULL;
-            free(quoted);
-            store_stmt *st = NULL;
-            dbmcp_error ignored;
-            int rc = prepare_owned(db, sql, &st, &ignored);
-            store_finalize(st);
-            if (rc == DBMCP_ENOMEM)
-                return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-            readable = rc == 0;
-        }
-        if (readable)
-            v[kept++] = v[i];
-        else
-            introspect_table_free(&v[i]);
-    }
-    *n = kept;
-    return 0;
-}
-
-static introspect_table *find_listed(introspect_table *v, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcasecmp(v[i].name, name) == 0)
-            return &v[i];
-    return NULL;
-}
-
-/* Row estimates from sqlite_stat1: the first number of each stat is the
- * row count of the table (idx NULL) or of one of its indexes; the largest
- * wins (partial indexes hold fewer rows). */
-static int read_stat1(store *db, introspect_table *v, size_t n, dbmcp_error *err)
-{
-    store_stmt *st;
-    int rc = store_prepare(db, "SELECT tbl, stat FROM sqlite_stat1", &st, err);
-    if (rc)
-        return rc;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        const char *tbl = store_column_text(st, 0), *stat = store_column_text(st, 1);
-        introspect_table *t = tbl && stat ? find_listed(v, n, tbl) : NULL;
-        if (!t || t->kind != INTROSPECT_TABLE)
-            continue;
-        long long rows = strtoll(stat, NULL, 10);
-        if (t->rows_source != INTROSPECT_ROWS_STAT || rows > t->rows) {
-            t->rows = rows;
-            t->rows_source = INTROSPECT_ROWS_STAT;
-        }
-    }
-    store_finalize(st);
-    return rc < 0 ? rc : 0;
-}
-
-static int list_objects(store *db, introspect_table **out, size_t *n, int *has_stat1,
-                        dbmcp_error *err)
-{
-    store_stmt *st;
-    int rc = store_prepare(db,
-                           "SELECT type, name, sql FROM sqlite_master"
-                           " WHERE type IN ('table', 'view') ORDER BY name",
-                           &st, err);
-    if (rc)
-        return rc;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        const char *type = store_column_text(st, 0), *name = store_column_text(st, 1);
-        const char *sql = store_column_text(st, 2);
-        if (name && strcmp(name, "sqlite_stat1") == 0)
-            *has_stat1 = 1;
-        if (!name || !type || !sql || is_internal(name))
-            continue;
-        introspect_table *t = grow_one((void **)out, n, sizeof *t);
-        if (!t) {
-            rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-            break;
-        }
-        t->name = strdup(name);
-        t->sql = strdup(sql);
-        t->kind = strcmp(type, "view") == 0 ? INTROSPECT_VIEW
-                  : starts_virtual(sql)     ? INTROSPECT_VIRTUAL
-                                            : INTROSPECT_TABLE;
-        t->rows = -1;
-    }
-    store_finalize(st);
-    return rc < 0 ? rc : 0;
-}
-
-static int check_handle(store *db, dbmcp_error *err)
-{
-    if (!db || !store_is_readonly(db))
-        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "the schema could not be read",
-                                       "introspection needs the read-only query connection");
-    return 0;
-}
-
-int introspect_list(store *db, introspect_table **out, size_t *n, dbmcp_error *err)
-{
-    *out = NULL;
-    *n = 0;
-    int rc = check_handle(db, err), has_stat1 = 0;
-    if (rc)
-        return rc;
-    store_trusted_begin(db);
-    rc = list_objects(db, out, n, &has_stat1, err);
-    if (!rc && has_stat1)
-        rc = read_stat1(db, *out, *n, err);
-    store_trusted_end(db);
-    if (rc) {
-        introspect_table_array_free(*out, *n);
-        *out = NULL;
-        *n = 0;
-        return rc;
-    }
-    drop_shadow_tables(*out, n);
-    rc = drop_unreadable_views(db, *out, n, err);
-    if (rc) {
-        introspect_table_array_free(*out, *n);
-        *out = NULL;
-        *n = 0;
-        return rc;
-    }
-    for (size_t i = 0; i < *n; i++) {
-        comment_scan s;
-        scan_comments_of(&(*out)[i], &s);
-        (*out)[i].comment = s.table_comment;
-        s.table_comment = NULL;
-        comment_scan_free(&s);
-    }
-    return 0;
-}
-
-int introspect_count_rows(store *db, introspect_table *t, int64_t cap, dbmcp_error *err)
-{
-    if (t->kind != INTROSPECT_TABLE || t->rows_source == INTROSPECT_ROWS_STAT)
-        return 0;
-    if (cap < 0)
-        cap = INTROSPECT_COUNT_CAP;
-    char *quoted = store_ident_quote(t->name), *sql = NULL;
-    if (quoted && asprintf(&sql, "SELECT 1 FROM %s LIMIT %lld", quoted, (long long)cap + 1) < 0)
-        sql = NULL;
-    free(quoted);
-    store_stmt *st;
-    int rc = prepare_owned(db, sql, &st, err);
-    if (rc)
-        return rc;
-    int64_t rows = 0;
-    while ((rc = store_step(st, err)) == STORE_ROW)
-        rows++;
-    store_finalize(st);
-    if (rc < 0)
-        return rc;
-    t->rows = rows > cap ? cap : rows;
-    t->rows_source = rows > cap ? INTROSPECT_ROWS_AT_LEAST : INTROSPECT_ROWS_EXACT;
-    return 0;
-}
-
-/* --- columns, keys, indexes ----------------------------------------------------- */
-
 void introspect_column_array_free(introspect_column *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -603,58 +98,7 @@ void introspect_column_array_free(introspect_column *v, size_t n)
     free(v);
 }
 
-static int read_columns(store *db, const introspect_table *t, const comment_scan *s,
-                        introspect_column **out, size_t *n, dbmcp_error *err)
-{
-    store_stmt *st;
-    /* cid, name, type, notnull, dflt_value, pk, hidden */
-    int rc = prepare_owned(db, pragma_sql("table_xinfo", t->name), &st, err);
-    if (rc)
-        return rc;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        int64_t hidden = store_column_int(st, 6);
-        if (hidden == 1) /* a virtual table's hidden column */
-            continue;
-        introspect_column *c = grow_one((void **)out, n, sizeof *c);
-        if (!c) {
-            rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-            break;
-        }
-        c->name = dup_or_null(store_column_text(st, 1));
-        c->type = strdup(store_column_text(st, 2) ? store_column_text(st, 2) : "");
-        c->not_null = store_column_int(st, 3) != 0;
-        c->default_sql = dup_or_null(store_column_text(st, 4));
-        c->pk = (int)store_column_int(st, 5);
-        c->generated = hidden == 2 || hidden == 3;
-        c->comment = c->name ? dup_or_null(column_comment(s, c->name)) : NULL;
-    }
-    store_finalize(st);
-    return rc < 0 ? rc : 0;
-}
-
-int introspect_columns(store *db, const introspect_table *t, introspect_column **out, size_t *n,
-                       dbmcp_error *err)
-{
-    *out = NULL;
-    *n = 0;
-    int rc = check_handle(db, err);
-    if (rc)
-        return rc;
-    comment_scan s;
-    scan_comments_of(t, &s);
-    store_trusted_begin(db);
-    rc = read_columns(db, t, &s, out, n, err);
-    store_trusted_end(db);
-    comment_scan_free(&s);
-    if (rc) {
-        introspect_column_array_free(*out, *n);
-        *out = NULL;
-        *n = 0;
-    }
-    return rc;
-}
-
-static void foreign_keys_free_one(introspect_foreign_key *fk)
+static void foreign_key_free(introspect_foreign_key *fk)
 {
     names_free(&fk->columns);
     names_free(&fk->ref_columns);
@@ -664,72 +108,163 @@ static void foreign_keys_free_one(introspect_foreign_key *fk)
     memset(fk, 0, sizeof *fk);
 }
 
-static void foreign_keys_free(introspect_foreign_key *v, size_t n)
+void introspect_detail_free(introspect_detail *d)
 {
-    for (size_t i = 0; i < n; i++)
-        foreign_keys_free_one(&v[i]);
-    free(v);
+    if (!d)
+        return;
+    introspect_table_free(&d->table);
+    introspect_column_array_free(d->columns, d->n_columns);
+    for (size_t i = 0; i < d->n_foreign_keys; i++)
+        foreign_key_free(&d->foreign_keys[i]);
+    free(d->foreign_keys);
+    for (size_t i = 0; i < d->n_indexes; i++) {
+        free(d->indexes[i].name);
+        names_free(&d->indexes[i].columns);
+    }
+    free(d->indexes);
+    memset(d, 0, sizeof *d);
 }
 
-static int read_foreign_keys(store *db, const char *table, introspect_detail *d, dbmcp_error *err)
+/* --- the reader of a handle ------------------------------------------------------- */
+
+static const introspect_dialect *dialect_of(store *db)
 {
-    store_stmt *st;
-    /* id, seq, table, from, to, on_update, on_delete, match */
-    int rc = prepare_owned(db, pragma_sql("foreign_key_list", table), &st, err);
+    return strcmp(store_dialect(db), introspect_pg_dialect.name) == 0 ? &introspect_pg_dialect
+                                                                      : &introspect_sqlite_dialect;
+}
+
+static int check_handle(store *db, dbmcp_error *err)
+{
+    if (!db || !store_is_readonly(db))
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "the schema could not be read",
+                                       "introspection needs the read-only query connection");
+    return 0;
+}
+
+/* --- listing --------------------------------------------------------------------- */
+
+/* Byte order, as SQLite's BINARY collation and PostgreSQL's "C" sort. */
+static int compare_table(const void *a, const void *b)
+{
+    return strcmp(((const introspect_table *)a)->name, ((const introspect_table *)b)->name);
+}
+
+int introspect_list(store *db, introspect_table **out, size_t *n, dbmcp_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    int rc = check_handle(db, err);
     if (rc)
         return rc;
-    int64_t last_id = -1;
-    introspect_foreign_key *fk = NULL;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        if (!fk || store_column_int(st, 0) != last_id) {
-            fk = grow_one((void **)&d->foreign_keys, &d->n_foreign_keys, sizeof *fk);
-            if (!fk) {
-                rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-                break;
-            }
-            last_id = store_column_int(st, 0);
-            fk->ref_table = dup_or_null(store_column_text(st, 2));
-            fk->on_update = dup_or_null(store_column_text(st, 5));
-            fk->on_delete = dup_or_null(store_column_text(st, 6));
-        }
-        names_add(&fk->columns, store_column_text(st, 3));
-        if (store_column_text(st, 4))
-            names_add(&fk->ref_columns, store_column_text(st, 4));
+    rc = dialect_of(db)->list(db, out, n, err);
+    if (rc) {
+        introspect_table_array_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+        return rc;
     }
+    if (*n > 1)
+        qsort(*out, *n, sizeof **out, compare_table);
+    return 0;
+}
+
+/* The one listed object name names, or NULL: the exact name first, then
+ * without the default schema's prefix, then an ASCII case-insensitive
+ * match when exactly one object has it (SQLite resolves names that way;
+ * on PostgreSQL "Sales" and "sales" may both exist, and then only the
+ * exact spelling finds one). */
+static introspect_table *find_listed(introspect_table *v, size_t n, const char *name,
+                                     const char *default_schema)
+{
+    const char *bare = NULL;
+    size_t schema_len = default_schema ? strlen(default_schema) : 0;
+    if (schema_len && strncasecmp(name, default_schema, schema_len) == 0 &&
+        name[schema_len] == '.' && name[schema_len + 1])
+        bare = name + schema_len + 1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].name, name) == 0)
+            return &v[i];
+    for (size_t i = 0; bare && i < n; i++)
+        if (strcmp(v[i].name, bare) == 0)
+            return &v[i];
+    const char *forms[] = {name, bare};
+    for (size_t f = 0; f < 2 && forms[f]; f++) {
+        introspect_table *found = NULL;
+        size_t matches = 0;
+        for (size_t i = 0; i < n; i++)
+            if (strcasecmp(v[i].name, forms[f]) == 0) {
+                found = &v[i];
+                matches++;
+            }
+        if (matches == 1)
+            return found;
+    }
+    return NULL;
+}
+
+int introspect_count_rows(store *db, introspect_table *t, int64_t cap, dbmcp_error *err)
+{
+    if (t->kind != INTROSPECT_TABLE || t->rows_source == INTROSPECT_ROWS_STAT)
+        return 0;
+    if (cap < 0)
+        cap = INTROSPECT_COUNT_CAP;
+    char *source = NULL, *sql = NULL;
+    int rc = dialect_of(db)->count_source(db, t, &source, err);
+    if (rc)
+        return rc;
+    /* Counted inside the engine: one row comes back, however many are read. */
+    if (asprintf(&sql, "SELECT count(*) FROM (SELECT 1 FROM %s LIMIT :limit) AS counted", source) <
+        0)
+        sql = NULL;
+    free(source);
+    if (!sql)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    store_stmt *st;
+    rc = store_prepare(db, sql, &st, err);
+    free(sql);
+    if (rc)
+        return rc;
+    store_bind_int(st, ":limit", cap + 1);
+    rc = store_step(st, err);
+    int64_t rows = rc == STORE_ROW ? store_column_int(st, 0) : 0;
     store_finalize(st);
-    /* A key into dbmcp's own tables would name one: leave it out. */
+    if (rc < 0)
+        return rc;
+    t->rows = rows > cap ? cap : rows;
+    t->rows_source = rows > cap ? INTROSPECT_ROWS_AT_LEAST : INTROSPECT_ROWS_EXACT;
+    return 0;
+}
+
+/* --- columns, keys, indexes ----------------------------------------------------- */
+
+int introspect_columns(store *db, const introspect_table *t, introspect_column **out, size_t *n,
+                       dbmcp_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    int rc = check_handle(db, err);
+    if (rc)
+        return rc;
+    rc = dialect_of(db)->columns(db, t, out, n, err);
+    if (rc) {
+        introspect_column_array_free(*out, *n);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* A key into dbmcp's own tables would name one: leave it out. */
+static void drop_internal_foreign_keys(const introspect_dialect *dialect, introspect_detail *d)
+{
     size_t kept = 0;
     for (size_t i = 0; i < d->n_foreign_keys; i++) {
-        if (d->foreign_keys[i].ref_table && is_internal(d->foreign_keys[i].ref_table))
-            foreign_keys_free_one(&d->foreign_keys[i]);
+        if (d->foreign_keys[i].ref_table && dialect->is_internal(d->foreign_keys[i].ref_table))
+            foreign_key_free(&d->foreign_keys[i]);
         else
             d->foreign_keys[kept++] = d->foreign_keys[i];
     }
     d->n_foreign_keys = kept;
-    return rc < 0 ? rc : 0;
-}
-
-static void indexes_free(introspect_index *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(v[i].name);
-        names_free(&v[i].columns);
-    }
-    free(v);
-}
-
-static int read_index_columns(store *db, introspect_index *ix, dbmcp_error *err)
-{
-    store_stmt *st;
-    /* seqno, cid, name (NULL for an expression) */
-    int rc = prepare_owned(db, pragma_sql("index_info", ix->name), &st, err);
-    if (rc)
-        return rc;
-    while ((rc = store_step(st, err)) == STORE_ROW)
-        names_add(&ix->columns,
-                  store_column_text(st, 2) ? store_column_text(st, 2) : "(expression)");
-    store_finalize(st);
-    return rc < 0 ? rc : 0;
 }
 
 static int compare_index(const void *a, const void *b)
@@ -737,55 +272,17 @@ static int compare_index(const void *a, const void *b)
     return strcmp(((const introspect_index *)a)->name, ((const introspect_index *)b)->name);
 }
 
-static int read_indexes(store *db, const char *table, introspect_detail *d, dbmcp_error *err)
-{
-    store_stmt *st;
-    /* seq, name, unique, origin, partial */
-    int rc = prepare_owned(db, pragma_sql("index_list", table), &st, err);
-    if (rc)
-        return rc;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        introspect_index *ix = grow_one((void **)&d->indexes, &d->n_indexes, sizeof *ix);
-        if (!ix) {
-            rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-            break;
-        }
-        const char *origin = store_column_text(st, 3);
-        ix->name = strdup(store_column_text(st, 1) ? store_column_text(st, 1) : "");
-        ix->unique = store_column_int(st, 2) != 0;
-        ix->origin = origin && strcmp(origin, "pk") == 0  ? "primary key"
-                     : origin && strcmp(origin, "u") == 0 ? "unique"
-                                                          : "index";
-        ix->partial = store_column_int(st, 4) != 0;
-    }
-    store_finalize(st);
-    for (size_t i = 0; rc >= 0 && i < d->n_indexes; i++)
-        rc = read_index_columns(db, &d->indexes[i], err);
-    if (d->n_indexes > 1)
-        qsort(d->indexes, d->n_indexes, sizeof *d->indexes, compare_index);
-    return rc < 0 ? rc : 0;
-}
-
-void introspect_detail_free(introspect_detail *d)
-{
-    if (!d)
-        return;
-    introspect_table_free(&d->table);
-    introspect_column_array_free(d->columns, d->n_columns);
-    foreign_keys_free(d->foreign_keys, d->n_foreign_keys);
-    indexes_free(d->indexes, d->n_indexes);
-    memset(d, 0, sizeof *d);
-}
-
 int introspect_describe(store *db, const char *name, introspect_detail *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
+    const introspect_dialect *dialect = NULL;
     introspect_table *v = NULL;
     size_t n = 0;
     int rc = introspect_list(db, &v, &n, err);
     if (rc)
         return rc;
-    introspect_table *t = name ? find_listed(v, n, name) : NULL;
+    dialect = dialect_of(db);
+    introspect_table *t = name ? find_listed(v, n, name, dialect->default_schema) : NULL;
     if (!t) {
         introspect_table_array_free(v, n);
         return dbmcp_error_set(err, DBMCP_ENOTFOUND, "no table named %.200s", name ? name : "");
@@ -798,14 +295,14 @@ int introspect_describe(store *db, const char *name, introspect_detail *out, dbm
         out->columns_denied = 1;
         rc = 0;
     }
-    if (!rc && out->table.kind != INTROSPECT_VIEW) {
-        store_trusted_begin(db);
-        rc = read_foreign_keys(db, out->table.name, out, err);
-        if (!rc)
-            rc = read_indexes(db, out->table.name, out, err);
-        store_trusted_end(db);
-    }
-    if (rc)
+    if (!rc && !out->columns_denied)
+        rc = dialect->keys(db, out, err);
+    if (rc) {
         introspect_detail_free(out);
-    return rc;
+        return rc;
+    }
+    drop_internal_foreign_keys(dialect, out);
+    if (out->n_indexes > 1)
+        qsort(out->indexes, out->n_indexes, sizeof *out->indexes, compare_index);
+    return 0;
 }

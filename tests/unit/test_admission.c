@@ -348,7 +348,7 @@ static void check_admission(case_ctx *cc, const json_t *c, const char *sql, size
     execute_query_settings *s = malloc(sizeof *s);
     assert_non_null(s);
     execute_query_settings_load(&env, s);
-    sql_admission_policy policy = {s->max_chars, s->functions};
+    sql_admission_policy policy = {s->max_chars, s->functions, SQL_DIALECT_SQLITE};
     dbmcp_error err;
     dbmcp_error_clear(&err);
     sql_admission_rule rule;
@@ -794,6 +794,70 @@ static void test_lexer(void **state)
     }
 }
 
+/* PostgreSQL's tokens: each case lists the kinds in order; a string,
+ * comment or name that hides code hides all of it. */
+static void test_pg_lexer(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sql;
+        sql_token_kind kinds[12];
+    } cases[] = {
+        {"SELECT E'\\'' 'a''b' $$x;y$$ $t$ $$ ; $t$ U&'\\0061' B'01' X'1F' N'n'",
+         {SQL_TOKEN_WORD, SQL_TOKEN_STRING, SQL_TOKEN_STRING, SQL_TOKEN_STRING, SQL_TOKEN_STRING,
+          SQL_TOKEN_STRING, SQL_TOKEN_BLOB, SQL_TOKEN_BLOB, SQL_TOKEN_STRING}},
+        {"a /* x /* y */ ; z */ b", {SQL_TOKEN_WORD, SQL_TOKEN_WORD}},
+        {"a -- x\r; b", {SQL_TOKEN_WORD, SQL_TOKEN_SEMICOLON, SQL_TOKEN_WORD}},
+        {"x::int $1 :p ? @> a := =>",
+         {SQL_TOKEN_WORD, SQL_TOKEN_OPERATOR, SQL_TOKEN_WORD, SQL_TOKEN_PARAMETER,
+          SQL_TOKEN_PARAMETER, SQL_TOKEN_OPERATOR, SQL_TOKEN_OPERATOR, SQL_TOKEN_WORD,
+          SQL_TOKEN_OPERATOR, SQL_TOKEN_OPERATOR}},
+        {"a[1 : 2]",
+         {SQL_TOKEN_WORD, SQL_TOKEN_OPERATOR, SQL_TOKEN_NUMBER, SQL_TOKEN_OPERATOR,
+          SQL_TOKEN_NUMBER, SQL_TOKEN_OPERATOR}},
+        {"a$$b$$ abcE'x' U&\"d\" \"q\"\"r\"",
+         {SQL_TOKEN_WORD, SQL_TOKEN_WORD, SQL_TOKEN_STRING, SQL_TOKEN_QUOTED_NAME,
+          SQL_TOKEN_QUOTED_NAME}},
+        {"1+--c\n2 +/*c*/3 1e5 0x1F",
+         {SQL_TOKEN_NUMBER, SQL_TOKEN_OPERATOR, SQL_TOKEN_NUMBER, SQL_TOKEN_OPERATOR,
+          SQL_TOKEN_NUMBER, SQL_TOKEN_NUMBER, SQL_TOKEN_NUMBER, SQL_TOKEN_WORD}},
+        {"/* /* */", {SQL_TOKEN_UNTERMINATED}},
+        {"$a$ x $b$", {SQL_TOKEN_UNTERMINATED}},
+        {"E'\\'", {SQL_TOKEN_UNTERMINATED}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t pos = 0, len = strlen(cases[i].sql);
+        sql_token t;
+        for (size_t k = 0; k < 12 && cases[i].kinds[k] != SQL_TOKEN_END; k++) {
+            sql_pg_next_token(cases[i].sql, len, &pos, &t);
+            if (t.kind != cases[i].kinds[k])
+                fail_msg("lexing \"%s\": token %zu is kind %d, expected %d", cases[i].sql, k,
+                         t.kind, cases[i].kinds[k]);
+        }
+        assert_int_equal(sql_pg_next_token(cases[i].sql, len, &pos, &t), SQL_TOKEN_END);
+    }
+    /* Unicode escapes in names, with and without UESCAPE. */
+    static const struct {
+        const char *sql;
+        const char *name;
+    } names[] = {
+        {"U&\"\\0064bmcp_x\"", "dbmcp_x"},
+        {"U&\"!0070g_authid\" UESCAPE '!'", "pg_authid"},
+        {"U&\"a\\+01F600b\"", "a\xF0\x9F\x98\x80"
+                              "b"},
+        {"U&\"\\\\x\"\"y\"", "\\x\"y"},
+        {"\"Mixed\"\"Case\"", "Mixed\"Case"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t pos = 0, len = strlen(names[i].sql);
+        sql_token t;
+        assert_int_equal(sql_pg_next_token(names[i].sql, len, &pos, &t), SQL_TOKEN_QUOTED_NAME);
+        char out[64];
+        sql_pg_token_name(names[i].sql, len, &t, out, sizeof out);
+        assert_string_equal(out, names[i].name);
+    }
+}
+
 /* One call through the MCP dispatcher: the default interface lists the
  * tool, the schema is strict, a failure shows the call id once, and the
  * audit row keeps the SQL and the detail. */
@@ -906,7 +970,7 @@ int main(void)
         cmocka_unit_test(test_row_caps),         cmocka_unit_test(test_settings_clamped),
         cmocka_unit_test(test_custom_allowlist), cmocka_unit_test(test_seeded_allowlist),
         cmocka_unit_test(test_verify_readonly),  cmocka_unit_test(test_lexer),
-        cmocka_unit_test(test_dispatch),
+        cmocka_unit_test(test_pg_lexer),         cmocka_unit_test(test_dispatch),
     };
     return cmocka_run_group_tests_name("admission", tests, suite_setup, suite_teardown);
 }

@@ -37,6 +37,13 @@
  * dbmcp_* tables, no database is attached, no transaction is open, and the
  * handle's engine limits and function allowlist are back to normal.
  *
+ * The PostgreSQL cases in $DBMCP_CASES/hostile_pg (at least 150) use the
+ * same fields; their "expect", "rule" and "error_contains" are sql_admit's
+ * verdict under the PostgreSQL dialect and the PostgreSQL default
+ * allowlist ("settings" may replace query.functions), checked here without
+ * a server. Their "engine" is the server's verdict when the text is sent
+ * anyway, which tests/cli/hostile_pg.sh checks on PostgreSQL 15.
+ *
  * The C tests after the data cover what data cannot: the comment tag, the
  * row caps, the settings' clamping, the seeded allowlist matching the
  * compiled one, the read-only startup check, the lexer, and one end-to-end
@@ -69,6 +76,8 @@
 #include "tools/execute_query.h"
 #include "tools/sql_admission.h"
 #include "tools/tool.h"
+
+#include "case_files.h"
 
 /* The data files must hold at least this many cases in all. */
 #define CASES_MIN 150
@@ -545,6 +554,90 @@ static void test_case_files(void **state)
     assert_true(cases >= CASES_MIN);
 }
 
+/* ----- PostgreSQL: admission's verdicts ----- */
+
+/* The PostgreSQL cases must hold at least this many. */
+#define PG_CASES_MIN 150
+
+static const char *pg_case_check(const json_t *c, char *why, size_t size)
+{
+    size_t len = 0;
+    char *sql = case_query(c, &len);
+    if (!sql)
+        return "no usable \"query\" or \"query_hex\"";
+    const char *functions =
+        json_string_value(json_object_get(json_object_get(c, "settings"), "query.functions"));
+    sql_admission_policy policy = {0, functions, SQL_DIALECT_POSTGRES};
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    sql_admission_rule rule;
+    int rc = sql_admit(sql, len, &policy, &rule, &err);
+    free(sql);
+    const char *expect = json_string_value(json_object_get(c, "expect"));
+    const char *want_rule = json_string_value(json_object_get(c, "rule"));
+    const char *contains = json_string_value(json_object_get(c, "error_contains"));
+    const char *engine = json_string_value(json_object_get(c, "engine"));
+    if (!engine ||
+        (strcmp(engine, "rows") && strcmp(engine, "failed") && strcmp(engine, "timeout")))
+        return "\"engine\" must be \"rows\", \"failed\" or \"timeout\"";
+    if (!expect || (strcmp(expect, "ok") && strcmp(expect, "refused")))
+        return "\"expect\" must be \"ok\" or \"refused\"";
+    if (strcmp(expect, "ok") == 0) {
+        if (rc)
+            snprintf(why, size, "admission refused an acceptable query: %s", err.message);
+        return rc ? why : NULL;
+    }
+    if (!rc)
+        return "admission accepted it";
+    if (rule == SQL_RULE_NONE || strcmp(err.message, err.public_message) != 0 ||
+        strncmp(err.message, "Query refused: ", 15) != 0) {
+        snprintf(why, size, "malformed refusal: rule %s, \"%s\"", sql_admission_rule_name(rule),
+                 err.message);
+        return why;
+    }
+    if (want_rule && strcmp(want_rule, sql_admission_rule_name(rule)) != 0) {
+        snprintf(why, size, "refused under rule %s, expected %s: %s", sql_admission_rule_name(rule),
+                 want_rule, err.message);
+        return why;
+    }
+    if (contains && !strstr(err.message, contains)) {
+        snprintf(why, size, "refusal lacks \"%s\": %s", contains, err.message);
+        return why;
+    }
+    return NULL;
+}
+
+/* A file of PostgreSQL cases: {"category", "description", "cases": […]}. */
+static void pg_case_file(const char *name, const json_t *doc, case_tally *tally)
+{
+    const json_t *list = json_object_get(doc, "cases");
+    if (!json_is_array(list)) {
+        print_error("%s: no \"cases\" array\n", name);
+        tally->failures++;
+        return;
+    }
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *c = json_array_get(list, i);
+        char label[512], why[1200];
+        const char *case_name = json_string_value(json_object_get(c, "name"));
+        snprintf(label, sizeof label, "%s: %s", name, case_name ? case_name : "?");
+        tally->cases++;
+        const char *failed = pg_case_check(c, why, sizeof why);
+        case_tally_outcome(tally, label, c, failed != NULL, failed ? failed : "");
+    }
+}
+
+static void test_pg_case_files(void **state)
+{
+    (void)state;
+    case_tally tally = {0, 0, 0};
+    size_t files = case_files_run("hostile_pg", 0, pg_case_file, &tally);
+    print_message("hostile_pg: %d cases in %zu files, %d failed\n", tally.cases, files,
+                  tally.failures);
+    assert_int_equal(tally.failures, 0);
+    assert_true(tally.cases >= PG_CASES_MIN);
+}
+
 /* ----- the suite's database ----- */
 
 static int suite_setup(void **state)
@@ -970,7 +1063,8 @@ int main(void)
         cmocka_unit_test(test_row_caps),         cmocka_unit_test(test_settings_clamped),
         cmocka_unit_test(test_custom_allowlist), cmocka_unit_test(test_seeded_allowlist),
         cmocka_unit_test(test_verify_readonly),  cmocka_unit_test(test_lexer),
-        cmocka_unit_test(test_pg_lexer),         cmocka_unit_test(test_dispatch),
+        cmocka_unit_test(test_pg_lexer),         cmocka_unit_test(test_pg_case_files),
+        cmocka_unit_test(test_dispatch),
     };
     return cmocka_run_group_tests_name("admission", tests, suite_setup, suite_teardown);
 }

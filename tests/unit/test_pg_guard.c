@@ -158,6 +158,31 @@ static void test_role_names(void **state)
     free(script);
 }
 
+/* A password reaches apply only as a SCRAM verifier: anything else is
+ * refused before the database is touched (PostgreSQL would hash a
+ * malformed verifier as if it were the password). */
+static void test_role_apply_verifier(void **state)
+{
+    (void)state;
+    pg_guard_role r = {NULL, NULL, "db", NULL, 0, 0, 0};
+    static const char *const refused[] = {
+        "hunter2",
+        "SCRAM-SHA-256$4096:c2FsdA==",
+        "SCRAM-SHA-256$x:c2FsdA==$c3RvcmVk:c2VydmVy",
+        "SCRAM-SHA-256$4096:c2FsdA==$c3RvcmVk:c2VydmVy'; DROP ROLE x; --",
+        "md5"
+        "0123456789abcdef0123456789abcdef",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        dbmcp_error err;
+        dbmcp_error_clear(&err);
+        char *pending = (char *)"untouched";
+        assert_int_equal(pg_guard_role_apply(NULL, &r, refused[i], &pending, &err), DBMCP_EINVAL);
+        assert_null(pending);
+        assert_null(strstr(err.message, refused[i]));
+    }
+}
+
 /* The check names its parameters the way store.h binds them, and refuses
  * before it warns. */
 static void test_check_sql(void **state)
@@ -172,9 +197,9 @@ static void test_check_sql(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_begin_sql),   cmocka_unit_test(test_end_sql),
-        cmocka_unit_test(test_role_script), cmocka_unit_test(test_role_names),
-        cmocka_unit_test(test_check_sql),
+        cmocka_unit_test(test_begin_sql),           cmocka_unit_test(test_end_sql),
+        cmocka_unit_test(test_role_script),         cmocka_unit_test(test_role_names),
+        cmocka_unit_test(test_role_apply_verifier), cmocka_unit_test(test_check_sql),
     };
     return cmocka_run_group_tests_name("pg_guard", tests, NULL, NULL);
 }

@@ -3,12 +3,12 @@
  * (tools/sql_admission) and the guarded engine behind it.
  *
  * Each input is SQL text. The target checks:
- *   - the lexer tiles the text: tokens move forward, stay inside it, and
- *     an unterminated token runs to its end;
+ *   - both lexers (SQLite's and PostgreSQL's) tile the text: tokens move
+ *     forward, stay inside it, and an unterminated token runs to its end;
  *   - sql_admit is deterministic, reports a rule exactly when it refuses,
  *     and its refusal is one "Query refused: …" sentence, the same for the
  *     agent and the operator (under the default policy, a 64-character
- *     limit and a two-function allowlist);
+ *     limit and a two-function allowlist, and PostgreSQL's rules);
  *   - text it admits, run on a read-only handle with execute_query's guards
  *     (20 ms time limit), never shows the secret planted in a dbmcp_ table
  *     and never changes the database file. The secret is 64 random hex
@@ -139,12 +139,12 @@ __attribute__((no_sanitize("coverage"))) static int shows_secret(const char *s)
     return 0;
 }
 
-static void check_lexer(const char *sql, size_t len)
+static void check_lexer(sql_dialect dialect, const char *sql, size_t len)
 {
     size_t pos = 0, last_end = 0;
     for (size_t steps = 0;; steps++) {
         sql_token t;
-        sql_token_kind kind = sql_next_token(sql, len, &pos, &t);
+        sql_token_kind kind = sql_dialect_next_token(dialect, sql, len, &pos, &t);
         if (t.offset < last_end || t.offset + t.length > len || pos != t.offset + t.length)
             die("lexer: token outside the text or out of order", NULL);
         if (kind == SQL_TOKEN_END) {
@@ -182,10 +182,13 @@ static int check_admission(const char *sql, size_t len, const sql_admission_poli
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *sql = (const char *)data;
-    check_lexer(sql, size);
-    sql_admission_policy narrow = {64, "count,upper"};
+    check_lexer(SQL_DIALECT_SQLITE, sql, size);
+    check_lexer(SQL_DIALECT_POSTGRES, sql, size);
+    sql_admission_policy narrow = {64, "count,upper", SQL_DIALECT_SQLITE};
     check_admission(sql, size, &narrow);
-    sql_admission_policy defaults = {0, NULL};
+    sql_admission_policy postgres = {0, NULL, SQL_DIALECT_POSTGRES};
+    check_admission(sql, size, &postgres);
+    sql_admission_policy defaults = {0, NULL, SQL_DIALECT_SQLITE};
     if (check_admission(sql, size, &defaults) != 0)
         return 0;
     /* Admitted: run it, as execute_query would (text admitted has no NUL). */

@@ -86,13 +86,17 @@ void execute_query_settings_load(tool_env *env, execute_query_settings *s)
                                               EXECUTE_QUERY_VALUE_BYTES, 1024, INT_MAX);
     s->max_like_pattern =
         (int)setting_clamped(env, "query.max_like_pattern", EXECUTE_QUERY_LIKE_PATTERN, 1, 50000);
+    s->dialect = env->query_db && strcmp(store_dialect(env->query_db), "postgres") == 0
+                     ? SQL_DIALECT_POSTGRES
+                     : SQL_DIALECT_SQLITE;
     s->functions[0] = '\0';
     if (env->setting_str &&
         env->setting_str(env, "query.functions", s->functions, sizeof s->functions))
         s->functions_too_long = strlen(s->functions) >= sizeof s->functions - 1;
     /* An empty setting means the reviewed default. */
     if (!s->functions[0])
-        snprintf(s->functions, sizeof s->functions, "%s", sql_admission_default_functions);
+        snprintf(s->functions, sizeof s->functions, "%s",
+                 sql_admission_dialect_functions(s->dialect));
 }
 
 /* Replace a store error's public message with what the agent may see. */
@@ -207,7 +211,7 @@ int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbm
         free(s);
         return rc;
     }
-    sql_admission_policy policy = {s->max_chars, s->functions};
+    sql_admission_policy policy = {s->max_chars, s->functions, s->dialect};
     rc = sql_admit(query, len, &policy, NULL, err);
     if (rc) {
         free(s);

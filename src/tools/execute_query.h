@@ -10,8 +10,8 @@
  *                 lowered to query.max_rows_limit (500), itself at most
  *                 EXECUTE_QUERY_ROWS_CEILING; one row more is fetched to
  *                 say that more exist
- *   4 admission   sql_admit (sql_admission.h) with query.max_chars and
- *                 query.functions
+ *   4 admission   sql_admit (sql_admission.h) with query.max_chars,
+ *                 query.functions and the query connection's dialect
  *   5 execution   the guarded query connection (store.h): the authorizer
  *                 with the same function allowlist, a time limit
  *                 (query.timeout_ms), the query budget
@@ -36,6 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tools/sql_admission.h"
 #include "tools/tool.h"
 
 /* The compiled-in maximum of max_rows: a higher query.max_rows_limit is
@@ -55,7 +56,8 @@ typedef struct execute_query_settings {
     int max_value_bytes;    /* query.max_value_bytes: longest value built (1 MiB) */
     int max_like_pattern;   /* query.max_like_pattern: longest LIKE/GLOB pattern (100) */
     int functions_too_long; /* query.functions did not fit: refuse to run */
-    char functions[EXECUTE_QUERY_FUNCTIONS_MAX]; /* query.functions or the default list */
+    sql_dialect dialect;    /* the query connection's SQL: which rules admit a query */
+    char functions[EXECUTE_QUERY_FUNCTIONS_MAX]; /* query.functions or the dialect's default */
 } execute_query_settings;
 
 /* Read the settings through env (defaults where unset; numbers clamped to

@@ -37,6 +37,13 @@
  * dbmcp_* tables, no database is attached, no transaction is open, and the
  * handle's engine limits and function allowlist are back to normal.
  *
+ * The PostgreSQL cases in $DBMCP_CASES/hostile_pg (at least 150) use the
+ * same fields; their "expect", "rule" and "error_contains" are sql_admit's
+ * verdict under the PostgreSQL dialect and the PostgreSQL default
+ * allowlist ("settings" may replace query.functions), checked here without
+ * a server. Their "engine" is the server's verdict when the text is sent
+ * anyway, which tests/cli/hostile_pg.sh checks on PostgreSQL 15.
+ *
  * The C tests after the data cover what data cannot: the comment tag, the
  * row caps, the settings' clamping, the seeded allowlist matching the
  * compiled one, the read-only startup check, the lexer, and one end-to-end
@@ -69,6 +76,8 @@
 #include "tools/execute_query.h"
 #include "tools/sql_admission.h"
 #include "tools/tool.h"
+
+#include "case_files.h"
 
 /* The data files must hold at least this many cases in all. */
 #define CASES_MIN 150
@@ -348,7 +357,7 @@ static void check_admission(case_ctx *cc, const json_t *c, const char *sql, size
     execute_query_settings *s = malloc(sizeof *s);
     assert_non_null(s);
     execute_query_settings_load(&env, s);
-    sql_admission_policy policy = {s->max_chars, s->functions};
+    sql_admission_policy policy = {s->max_chars, s->functions, SQL_DIALECT_SQLITE};
     dbmcp_error err;
     dbmcp_error_clear(&err);
     sql_admission_rule rule;
@@ -543,6 +552,90 @@ static void test_case_files(void **state)
     print_message("admission: %d cases in %zu files, %d failed\n", cases, count, failures);
     assert_int_equal(failures, 0);
     assert_true(cases >= CASES_MIN);
+}
+
+/* ----- PostgreSQL: admission's verdicts ----- */
+
+/* The PostgreSQL cases must hold at least this many. */
+#define PG_CASES_MIN 150
+
+static const char *pg_case_check(const json_t *c, char *why, size_t size)
+{
+    size_t len = 0;
+    char *sql = case_query(c, &len);
+    if (!sql)
+        return "no usable \"query\" or \"query_hex\"";
+    const char *functions =
+        json_string_value(json_object_get(json_object_get(c, "settings"), "query.functions"));
+    sql_admission_policy policy = {0, functions, SQL_DIALECT_POSTGRES};
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    sql_admission_rule rule;
+    int rc = sql_admit(sql, len, &policy, &rule, &err);
+    free(sql);
+    const char *expect = json_string_value(json_object_get(c, "expect"));
+    const char *want_rule = json_string_value(json_object_get(c, "rule"));
+    const char *contains = json_string_value(json_object_get(c, "error_contains"));
+    const char *engine = json_string_value(json_object_get(c, "engine"));
+    if (!engine ||
+        (strcmp(engine, "rows") && strcmp(engine, "failed") && strcmp(engine, "timeout")))
+        return "\"engine\" must be \"rows\", \"failed\" or \"timeout\"";
+    if (!expect || (strcmp(expect, "ok") && strcmp(expect, "refused")))
+        return "\"expect\" must be \"ok\" or \"refused\"";
+    if (strcmp(expect, "ok") == 0) {
+        if (rc)
+            snprintf(why, size, "admission refused an acceptable query: %s", err.message);
+        return rc ? why : NULL;
+    }
+    if (!rc)
+        return "admission accepted it";
+    if (rule == SQL_RULE_NONE || strcmp(err.message, err.public_message) != 0 ||
+        strncmp(err.message, "Query refused: ", 15) != 0) {
+        snprintf(why, size, "malformed refusal: rule %s, \"%s\"", sql_admission_rule_name(rule),
+                 err.message);
+        return why;
+    }
+    if (want_rule && strcmp(want_rule, sql_admission_rule_name(rule)) != 0) {
+        snprintf(why, size, "refused under rule %s, expected %s: %s", sql_admission_rule_name(rule),
+                 want_rule, err.message);
+        return why;
+    }
+    if (contains && !strstr(err.message, contains)) {
+        snprintf(why, size, "refusal lacks \"%s\": %s", contains, err.message);
+        return why;
+    }
+    return NULL;
+}
+
+/* A file of PostgreSQL cases: {"category", "description", "cases": […]}. */
+static void pg_case_file(const char *name, const json_t *doc, case_tally *tally)
+{
+    const json_t *list = json_object_get(doc, "cases");
+    if (!json_is_array(list)) {
+        print_error("%s: no \"cases\" array\n", name);
+        tally->failures++;
+        return;
+    }
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *c = json_array_get(list, i);
+        char label[512], why[1200];
+        const char *case_name = json_string_value(json_object_get(c, "name"));
+        snprintf(label, sizeof label, "%s: %s", name, case_name ? case_name : "?");
+        tally->cases++;
+        const char *failed = pg_case_check(c, why, sizeof why);
+        case_tally_outcome(tally, label, c, failed != NULL, failed ? failed : "");
+    }
+}
+
+static void test_pg_case_files(void **state)
+{
+    (void)state;
+    case_tally tally = {0, 0, 0};
+    size_t files = case_files_run("hostile_pg", 0, pg_case_file, &tally);
+    print_message("hostile_pg: %d cases in %zu files, %d failed\n", tally.cases, files,
+                  tally.failures);
+    assert_int_equal(tally.failures, 0);
+    assert_true(tally.cases >= PG_CASES_MIN);
 }
 
 /* ----- the suite's database ----- */
@@ -794,6 +887,70 @@ static void test_lexer(void **state)
     }
 }
 
+/* PostgreSQL's tokens: each case lists the kinds in order; a string,
+ * comment or name that hides code hides all of it. */
+static void test_pg_lexer(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sql;
+        sql_token_kind kinds[12];
+    } cases[] = {
+        {"SELECT E'\\'' 'a''b' $$x;y$$ $t$ $$ ; $t$ U&'\\0061' B'01' X'1F' N'n'",
+         {SQL_TOKEN_WORD, SQL_TOKEN_STRING, SQL_TOKEN_STRING, SQL_TOKEN_STRING, SQL_TOKEN_STRING,
+          SQL_TOKEN_STRING, SQL_TOKEN_BLOB, SQL_TOKEN_BLOB, SQL_TOKEN_STRING}},
+        {"a /* x /* y */ ; z */ b", {SQL_TOKEN_WORD, SQL_TOKEN_WORD}},
+        {"a -- x\r; b", {SQL_TOKEN_WORD, SQL_TOKEN_SEMICOLON, SQL_TOKEN_WORD}},
+        {"x::int $1 :p ? @> a := =>",
+         {SQL_TOKEN_WORD, SQL_TOKEN_OPERATOR, SQL_TOKEN_WORD, SQL_TOKEN_PARAMETER,
+          SQL_TOKEN_PARAMETER, SQL_TOKEN_OPERATOR, SQL_TOKEN_OPERATOR, SQL_TOKEN_WORD,
+          SQL_TOKEN_OPERATOR, SQL_TOKEN_OPERATOR}},
+        {"a[1 : 2]",
+         {SQL_TOKEN_WORD, SQL_TOKEN_OPERATOR, SQL_TOKEN_NUMBER, SQL_TOKEN_OPERATOR,
+          SQL_TOKEN_NUMBER, SQL_TOKEN_OPERATOR}},
+        {"a$$b$$ abcE'x' U&\"d\" \"q\"\"r\"",
+         {SQL_TOKEN_WORD, SQL_TOKEN_WORD, SQL_TOKEN_STRING, SQL_TOKEN_QUOTED_NAME,
+          SQL_TOKEN_QUOTED_NAME}},
+        {"1+--c\n2 +/*c*/3 1e5 0x1F",
+         {SQL_TOKEN_NUMBER, SQL_TOKEN_OPERATOR, SQL_TOKEN_NUMBER, SQL_TOKEN_OPERATOR,
+          SQL_TOKEN_NUMBER, SQL_TOKEN_NUMBER, SQL_TOKEN_NUMBER, SQL_TOKEN_WORD}},
+        {"/* /* */", {SQL_TOKEN_UNTERMINATED}},
+        {"$a$ x $b$", {SQL_TOKEN_UNTERMINATED}},
+        {"E'\\'", {SQL_TOKEN_UNTERMINATED}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t pos = 0, len = strlen(cases[i].sql);
+        sql_token t;
+        for (size_t k = 0; k < 12 && cases[i].kinds[k] != SQL_TOKEN_END; k++) {
+            sql_pg_next_token(cases[i].sql, len, &pos, &t);
+            if (t.kind != cases[i].kinds[k])
+                fail_msg("lexing \"%s\": token %zu is kind %d, expected %d", cases[i].sql, k,
+                         t.kind, cases[i].kinds[k]);
+        }
+        assert_int_equal(sql_pg_next_token(cases[i].sql, len, &pos, &t), SQL_TOKEN_END);
+    }
+    /* Unicode escapes in names, with and without UESCAPE. */
+    static const struct {
+        const char *sql;
+        const char *name;
+    } names[] = {
+        {"U&\"\\0064bmcp_x\"", "dbmcp_x"},
+        {"U&\"!0070g_authid\" UESCAPE '!'", "pg_authid"},
+        {"U&\"a\\+01F600b\"", "a\xF0\x9F\x98\x80"
+                              "b"},
+        {"U&\"\\\\x\"\"y\"", "\\x\"y"},
+        {"\"Mixed\"\"Case\"", "Mixed\"Case"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t pos = 0, len = strlen(names[i].sql);
+        sql_token t;
+        assert_int_equal(sql_pg_next_token(names[i].sql, len, &pos, &t), SQL_TOKEN_QUOTED_NAME);
+        char out[64];
+        sql_pg_token_name(names[i].sql, len, &t, out, sizeof out);
+        assert_string_equal(out, names[i].name);
+    }
+}
+
 /* One call through the MCP dispatcher: the default interface lists the
  * tool, the schema is strict, a failure shows the call id once, and the
  * audit row keeps the SQL and the detail. */
@@ -906,6 +1063,7 @@ int main(void)
         cmocka_unit_test(test_row_caps),         cmocka_unit_test(test_settings_clamped),
         cmocka_unit_test(test_custom_allowlist), cmocka_unit_test(test_seeded_allowlist),
         cmocka_unit_test(test_verify_readonly),  cmocka_unit_test(test_lexer),
+        cmocka_unit_test(test_pg_lexer),         cmocka_unit_test(test_pg_case_files),
         cmocka_unit_test(test_dispatch),
     };
     return cmocka_run_group_tests_name("admission", tests, suite_setup, suite_teardown);

@@ -1,0 +1,183 @@
+/*
+ * pg_guard.h — the PostgreSQL side of the guard around agent SQL
+ * (execute_query, report tools, sql resource templates): the
+ * least-privilege role the query connection logs in as, the check `serve`
+ * runs on that role before it starts, and the statements that wrap every
+ * call on the query connection. Private to store/ and the CLI's init and
+ * serve; written against store.h only, so the PostgreSQL driver runs it
+ * like any other statement.
+ *
+ * Why a role that logs in, not one the catalog connection SET ROLEs into:
+ * SET ROLE can be undone from inside a single statement
+ * (SELECT set_config('role', 'none', true), query_to_xml('SELECT … FROM
+ * dbmcp.dbmcp_api_keys', …) reads dbmcp's keys with the catalog user's
+ * rights; shown on PostgreSQL 15), role defaults such as temp_file_limit
+ * apply only at login, and PgBouncer's transaction pooling keeps a pool
+ * per user, so a query role with its own URL needs no session state.
+ *
+ * Why every call runs BEGIN READ ONLY … SAVEPOINT … ROLLBACK (the savepoint
+ * is part of the guard): right after BEGIN READ ONLY, before any snapshot
+ * is taken, SET TRANSACTION READ WRITE still succeeds, and then CREATE
+ * TEMP TABLE does (shown on PostgreSQL 15); inside a savepoint PostgreSQL
+ * refuses it ("cannot set transaction read-write mode inside a read-only
+ * transaction"). Ending with ROLLBACK, never COMMIT, undoes what a
+ * read-only transaction still lets a statement change: session settings
+ * (set_config(…, false)), LISTEN, cursors WITH HOLD, large objects
+ * (lo_creat and lo_from_bytea succeed in a read-only transaction). What
+ * ROLLBACK does not undo, the end of the call does before it: session
+ * advisory locks (pg_advisory_unlock_all) and prepared statements
+ * (DEALLOCATE ALL; the query connection uses unnamed statements only).
+ * What none of this stops and only text admission (tools/sql_admission.h)
+ * and the check's warnings cover: reads of the system catalog (table
+ * names, row estimates, regclass casts), pg_cancel_backend and
+ * pg_terminate_backend on other calls of the same role, txid_current and
+ * pg_logical_emit_message (which write even in a read-only transaction),
+ * and functions that run SQL given as text.
+ *
+ * Ownership: pg_guard_role_script and the pending script of
+ * pg_guard_role_apply are malloc'd, the caller frees them; a finding's
+ * strings live until the report callback returns.
+ */
+#ifndef DBMCP_STORE_PG_GUARD_H
+#define DBMCP_STORE_PG_GUARD_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "store/store.h"
+
+#define PG_GUARD_ROLE_DEFAULT "dbmcp_query" /* the query role's name */
+#define PG_GUARD_SCHEMA_DEFAULT "dbmcp"     /* the schema of dbmcp's own tables */
+
+/* --- the query role ------------------------------------------------------ */
+
+/* What the query role is and may read. Names are plain identifiers:
+ * role and schemas lower-case letters, digits and '_' (not first), at most
+ * 63 bytes; the database name may be anything (it is quoted). */
+typedef struct pg_guard_role {
+    const char *role;                /* NULL: PG_GUARD_ROLE_DEFAULT */
+    const char *schema;              /* dbmcp's schema; NULL: PG_GUARD_SCHEMA_DEFAULT */
+    const char *database;            /* the database it connects to (GRANT CONNECT) */
+    const char *const *data_schemas; /* NULL-terminated schemas it reads; NULL: public */
+    int connection_limit;            /* CONNECTION LIMIT; <= 0: none */
+    int statement_timeout_ms;        /* role default, for sessions without the wrapper;
+                                        <= 0: 30000 */
+    int temp_file_limit_kb;          /* role default (superuser only); <= 0: 1048576 */
+} pg_guard_role;
+
+/* The statements that create the role (or bring an existing one in line)
+ * and grant it read access, as a script for psql, each part headed by a
+ * comment naming who may run it: a role with CREATEROLE, a superuser, the
+ * owner of dbmcp's schema and of the data. The password is set apart
+ * (psql's \password hashes it on the client, so it never reaches a log).
+ * NULL when a name is invalid or out of memory. Caller frees. */
+char *pg_guard_role_script(const pg_guard_role *r);
+
+/* Whether the current user of db may create roles and is a superuser. */
+int pg_guard_role_rights(store *db, int *can_create_role, int *superuser, dbmcp_error *err);
+
+/* Run the script's statements on db, one at a time: those that need a
+ * superuser only when db's user is one; a grant the user may not give is
+ * left for its owner. password_verifier, when not NULL, is a SCRAM-SHA-256
+ * verifier (libpq's PQencryptPasswordConn), never a clear-text password.
+ * *pending (may be NULL) gets the statements that were not run, as a
+ * script (caller frees), or NULL when all ran. DBMCP_EDENIED when the user
+ * lacks CREATEROLE (then nothing ran: print pg_guard_role_script),
+ * DBMCP_EINVAL for invalid names or a malformed verifier. */
+int pg_guard_role_apply(store *db, const pg_guard_role *r, const char *password_verifier,
+                        char **pending, dbmcp_error *err);
+
+/* --- the check serve runs -------------------------------------------------- */
+
+typedef enum pg_guard_severity {
+    PG_GUARD_WARN = 1,  /* serve starts and logs it */
+    PG_GUARD_REFUSE = 2 /* serve refuses to start */
+} pg_guard_severity;
+
+/* One thing the check found. */
+typedef struct pg_guard_finding {
+    pg_guard_severity severity;
+    const char *code;   /* "superuser", "member", "owner", "write", "create", "internal",
+                           "view", "definer", "function", "parameter", "setting", … */
+    const char *object; /* what it is about, e.g. "INSERT on table public.items" */
+    const char *fix;    /* the statement that fixes it, e.g. "REVOKE INSERT ON …;" */
+} pg_guard_finding;
+
+/* Called once per finding; the strings are valid until it returns. */
+typedef void (*pg_guard_report_fn)(const pg_guard_finding *f, void *arg);
+
+/* The check as one statement with the parameters :role and :schema; rows
+ * (severity 'refuse' or 'warn', code, object, fix), refusals first.
+ * Exposed for tests that run it outside dbmcp. */
+extern const char pg_guard_check_sql[];
+
+/* Check that role (NULL: PG_GUARD_ROLE_DEFAULT) is fit to run agent SQL in
+ * the database of db, whose schema dbmcp's tables live in (NULL:
+ * PG_GUARD_SCHEMA_DEFAULT). Refused: a role that is missing or cannot log
+ * in, is superuser or has CREATEROLE, CREATEDB, REPLICATION or BYPASSRLS,
+ * is a member of any role, owns anything, holds INSERT, UPDATE, DELETE,
+ * TRUNCATE, REFERENCES or TRIGGER on any table or column, UPDATE or USAGE
+ * on a sequence, CREATE on the database, a schema or a tablespace, UPDATE
+ * on a large object, SET on a parameter, any of these through default
+ * privileges, any privilege on dbmcp's schema or its tables, SELECT on a
+ * view or materialized view that reads them with its owner's rights,
+ * EXECUTE on a SECURITY DEFINER function whose owner can read them, or
+ * EXECUTE on functions that reach files or other servers (dblink*,
+ * pg_read_file, lo_import, …). Warned: other SECURITY DEFINER functions,
+ * pg_cancel_backend/pg_terminate_backend (other calls of the role),
+ * txid_current and pg_logical_emit_message, a readable
+ * pg_stat_statements, role defaults missing (track_activities = off,
+ * temp_file_limit, default_transaction_read_only), prepared transactions
+ * enabled. Each finding goes to report (may be NULL) with its fix.
+ * Returns 0 when nothing is refused; DBMCP_EDENIED when something is (err
+ * names the first refusal and its fix, *refusals, when not NULL, how
+ * many); another code when the check could not run. TEMP on the database
+ * is not refused: PUBLIC holds it by default and a read-only transaction
+ * cannot create a temporary table. */
+int pg_guard_check(store *db, const char *role, const char *schema, pg_guard_report_fn report,
+                   void *arg, int *refusals, dbmcp_error *err);
+
+/* --- every call on the query connection ------------------------------------ */
+
+/* The bounds and names of one call. */
+typedef struct pg_guard_call {
+    const char *call_id;      /* the audit's call id: in the comment and application_name */
+    const char *tool;         /* the tool's name, likewise */
+    int statement_timeout_ms; /* the statement's time limit (> 0) */
+    int lock_timeout_ms;      /* waiting for a lock; <= 0: the smaller of 2000 and the limit */
+    int idle_timeout_ms;      /* idle inside the call's transaction; <= 0: limit + 5000 */
+    int work_mem_kb;          /* per sort or hash; <= 0: 16384 */
+} pg_guard_call;
+
+/* The statements that open a call, into buf (size bytes): a comment with
+ * the call id, BEGIN READ ONLY, SET LOCAL statement_timeout, lock_timeout,
+ * idle_in_transaction_session_timeout, work_mem,
+ * max_parallel_workers_per_gather = 0 (one call, one core),
+ * jit = off (compilation time and memory of a large plan are not the
+ * statement's own), standard_conforming_strings = on and client_encoding
+ * = UTF8 (the text is lexed as admission read it), application_name, then
+ * SAVEPOINT. temp_file_limit is no SET LOCAL: PostgreSQL lets only a
+ * superuser set it, so it is a role default (pg_guard_role_script). 0, or
+ * DBMCP_EINVAL (a limit <= 0) or DBMCP_ETOOBIG (buf too small). */
+int pg_guard_begin_sql(const pg_guard_call *c, char *buf, size_t size, dbmcp_error *err);
+
+/* The statements that end a call, whatever happened inside it: back to
+ * the savepoint, session advisory locks released, prepared statements
+ * dropped, ROLLBACK. */
+extern const char pg_guard_end_sql[];
+/* What ends a call whose own transaction is gone, when pg_guard_end_sql
+ * fails: a statement that ended it (COMMIT, ROLLBACK, RELEASE SAVEPOINT
+ * dbmcp_call, which admission refuses) leaves no savepoint to return to.
+ * ROLLBACK, then the same release of session state. */
+extern const char pg_guard_reset_sql[];
+
+/* Run pg_guard_begin_sql's statements on the query connection db. On
+ * failure nothing of the call is left open. */
+int pg_guard_call_begin(store *db, const pg_guard_call *c, dbmcp_error *err);
+/* End the call on db: pg_guard_end_sql, or pg_guard_reset_sql when that
+ * fails. 0 when the call ended as it should, 1 when its transaction had
+ * been ended by its statement (the reset ran), DBMCP_ESTORE when neither
+ * ran: the connection is not fit for another call and must be closed. */
+int pg_guard_call_end(store *db);
+
+#endif

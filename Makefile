@@ -3,10 +3,10 @@
 #   make test     install missing packages, then every test (unit, sanitizers, protocol, conformance)
 #   make demo     install missing packages, build, create demo.db and serve it over HTTP
 CC      ?= cc
-PKGS    := sqlite3 jansson libmicrohttpd libsodium libcurl libutf8proc libxml-2.0 poppler-glib raptor2
+PKGS    := sqlite3 libpq jansson libmicrohttpd libsodium libcurl libutf8proc libxml-2.0 poppler-glib raptor2
 # Linked: what every process needs. The rest of PKGS (libcurl, libxml2, poppler-glib,
 # raptor2) only give headers: they are opened with dlopen on first use (src/core/optlib.h).
-LINK_PKGS := sqlite3 jansson libmicrohttpd libsodium libutf8proc
+LINK_PKGS := sqlite3 libpq jansson libmicrohttpd libsodium libutf8proc
 # CFLAGS is the caller's (optimisation, sanitizers); the rest is not optional.
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc \
@@ -26,7 +26,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair bench-vector bench-json-write bench-retrieval clean
+.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair bench-vector bench-json-write bench-retrieval clean
 
 all: $(BUILD)/dbmcp
 
@@ -61,6 +61,13 @@ test: deps
 
 unit: $(UNIT_BINS)
 	@scripts/run-unit.sh $(UNIT_BINS)
+
+# The backend-neutral unit tests against PostgreSQL: $DBMCP_TEST_DB
+# (postgresql://…) or, without it, a throw-away server (scripts/pg.sh).
+PG_UNIT_BINS := $(BUILD)/tests/test_store_contract
+
+unit-pg: $(PG_UNIT_BINS)
+	@scripts/unit-pg.sh $(PG_UNIT_BINS)
 
 # The unit suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
 # A binary may run for 30 minutes (UNIT_TIMEOUT, a guard against hangs

@@ -86,6 +86,7 @@ struct store_driver {
 
 /* The drivers built into this binary. */
 extern const store_driver sqlite_store_driver;
+extern const store_driver postgres_store_driver;
 
 /* Nonzero when url names a PostgreSQL database (postgres:// or
  * postgresql://, any case of the scheme). */

@@ -21,11 +21,8 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err)
     *out = NULL;
     if (!url || !*url)
         return dbmcp_error_set(err, DBMCP_EINVAL, "no database given (use --db PATH)");
-    if (store_url_is_postgres(url))
-        return dbmcp_error_set(err, DBMCP_EINVAL,
-                               "PostgreSQL support is not built into this version; use a SQLite "
-                               "file path");
-    const store_driver *driver = &sqlite_store_driver;
+    const store_driver *driver =
+        store_url_is_postgres(url) ? &postgres_store_driver : &sqlite_store_driver;
     int rc = driver->open(url, flags, out, err);
     assert(rc || ((*out)->driver == driver && (*out)->flags == flags));
     return rc;

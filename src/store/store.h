@@ -67,8 +67,8 @@ typedef enum store_kind {
 
 /* --- connections ------------------------------------------------------- */
 
-/* Open `url`: a SQLite path (or "file:" URI), or "postgres://…" (refused with
- * a clear message until the PostgreSQL backend lands). */
+/* Open `url`: a SQLite path (or "file:" URI), or a PostgreSQL URI
+ * ("postgres://…" or "postgresql://…", as libpq reads it). */
 int store_open(const char *url, int flags, store **out, dbmcp_error *err);
 /* Close and free; NULL is a no-op. Finalizes nothing: finalize statements first. */
 void store_close(store *db);

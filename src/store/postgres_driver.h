@@ -1,0 +1,144 @@
+/*
+ * postgres_driver.h — private to the PostgreSQL driver (store/postgres*.c):
+ * its handle types and what its files share.
+ *
+ * postgres_conn.c owns the connection: opening it from a URI, the session
+ * it sets up, waiting for the server without a thread (poll in 50 ms
+ * slices that look at the deadline, the cancel flag and the slow hook),
+ * cancelling, reconnecting after the server went away and turning
+ * PostgreSQL's SQLSTATEs into dbmcp codes. postgres.c builds store.h's
+ * statements, transactions and limits on top of it.
+ *
+ * One connection runs one command at a time. A statement whose rows are
+ * still coming owns it (pg_store.streaming); any other command first makes
+ * that statement read the rest of its rows into memory (pg_conn_take), so
+ * interleaved statements behave as on SQLite. Commands whose answers do
+ * not matter (the ROLLBACK that ends a read-only statement, DEALLOCATE) are
+ * sent without waiting and their answers discarded before the next command.
+ */
+#ifndef DBMCP_STORE_POSTGRES_DRIVER_H
+#define DBMCP_STORE_POSTGRES_DRIVER_H
+
+#include <libpq-fe.h>
+#include <stdatomic.h>
+
+#include "store/driver.h"
+#include "store/postgres_sql.h"
+#include "store/store.h"
+
+typedef struct pg_stmt pg_stmt;
+
+/* Why the driver cancelled the command that is running. */
+typedef enum pg_cancel_reason {
+    PG_CANCEL_NONE = 0,
+    PG_CANCEL_DEADLINE, /* store_set_time_limit's moment passed */
+    PG_CANCEL_FLAG,     /* store_set_cancel_flag's flag became nonzero */
+    PG_CANCEL_STOP      /* a statement was reset or finalized before its last row */
+} pg_cancel_reason;
+
+typedef struct pg_store {
+    store base;               /* driver.h's header: driver and open flags */
+    PGconn *conn;             /* owned; never NULL after open */
+    PGcancel *canceller;      /* PQgetCancel of conn, NULL while broken; owned */
+    char *identity;           /* "host-or-socket-dir:port/dbname"; owned */
+    int broken;               /* the server went away: reconnect before the next command */
+    int txn_open;             /* store_begin ran; no store_commit/store_rollback yet */
+    int txn_lost;             /* the connection dropped while txn_open: refuse until rollback */
+    int pending;              /* answers of commands sent without waiting, to discard */
+    pg_stmt *streaming;       /* the statement whose rows are coming, or NULL */
+    unsigned generation;      /* bumped by every reconnection (prepared statements are gone) */
+    unsigned long statements; /* names of prepared statements: "dbmcp_<n>" */
+    Oid vector_oid;           /* pgvector's vector type, InvalidOid when not installed */
+    int backslash_quotes;     /* standard_conforming_strings is off on the server */
+    int64_t changes;          /* rows of the last INSERT/UPDATE/DELETE/MERGE */
+    int busy_timeout_ms;      /* store_set_busy_timeout: lock_timeout */
+    int session_lock_timeout; /* the lock_timeout the session has (read-write handles) */
+    double deadline_ms;       /* monotonic deadline of store_set_time_limit; 0 = none */
+    atomic_int *cancel;       /* store_set_cancel_flag's flag; may be NULL */
+    double slow_at_ms;        /* when slow_fn is due; 0 = no hook */
+    void (*slow_fn)(void *arg);
+    void *slow_arg;
+    pg_cancel_reason cancelled; /* why the running command was cancelled */
+    double cancel_sent_ms;      /* when it was */
+    size_t memory_budget;       /* store_set_memory_budget: work_mem of read-only statements */
+    char *garbage;              /* "DEALLOCATE …;" of finalized statements, sent later; owned */
+    size_t garbage_len, garbage_cap;
+    int garbage_count;         /* statements named in garbage */
+    char *functions_csv;       /* store_set_function_allowlist (kept, not enforced); owned */
+    store_query_budget budget; /* store_set_query_budget; budget_on says whether it applies */
+    int budget_on;
+} pg_store;
+
+/* A statement (postgres.c). */
+typedef enum pg_state {
+    PG_IDLE = 0, /* prepared or reset: the next step runs it */
+    PG_RUNNING,  /* rows are coming (streaming) or buffered */
+    PG_DONE      /* its last answer came: the next step runs it again */
+} pg_state;
+
+struct pg_stmt {
+    store_stmt base;     /* driver.h's header: driver and owner */
+    char name[32];       /* server-side name of the prepared statement */
+    unsigned generation; /* pg_store.generation it was prepared in */
+    pg_sql sql;          /* the rewritten text and its parameter names; owned */
+    int nparams;         /* $1…$nparams */
+    Oid *param_types;    /* from the server's description; owned */
+    char **values;       /* bound values (NULL = SQL NULL); owned */
+    int *lengths;        /* bytes of binary values */
+    int *formats;        /* 1 for binary (bytea), 0 for text */
+    int last_param;      /* index bound last (see param_index) */
+    int ncols;           /* result columns */
+    char **col_names;    /* owned */
+    Oid *col_types;      /* owned */
+    pg_state state;
+    PGresult *row;       /* the current row (a single-row result); owned */
+    PGresult **buffered; /* rows read ahead when another command needed the connection */
+    size_t n_buffered, next_buffered, cap_buffered;
+    int buffered_rc;           /* the error that ended the buffered rows, 0 if none */
+    dbmcp_error *buffered_err; /* its message; owned */
+    unsigned char **decoded;   /* per column: the current row's blob decoded; owned */
+    size_t *decoded_size;
+    int readonly; /* store_stmt_is_readonly's answer, -1 until asked */
+};
+
+/* --- the connection (postgres_conn.c) ------------------------------------------- */
+
+/* Open url (postgres:// or postgresql://) with flags; see store_open. */
+int pg_conn_open(const char *url, int flags, pg_store **out, dbmcp_error *err);
+void pg_conn_close(pg_store *db);
+/* Make the connection ready for a new command: the streaming statement
+ * reads the rest of its rows into memory, discarded answers are read, a
+ * dropped connection is re-established (outside transactions), and the
+ * cancel reason cleared. 0 or a negative code. */
+int pg_conn_take(pg_store *db, dbmcp_error *err);
+/* Send what libpq queued (after a PQsend*) and wait until an answer is
+ * ready for PQgetResult, honouring the deadline, the cancel flag and the
+ * slow hook. 0, or a negative code when the connection was lost or
+ * abandoned. */
+int pg_conn_wait(pg_store *db, dbmcp_error *err);
+/* Cancel the running command for reason (once per command). */
+void pg_conn_cancel(pg_store *db, pg_cancel_reason reason);
+/* Read and discard answers until the command is complete. 0 or a code
+ * (the connection was lost). */
+int pg_conn_drain(pg_store *db, dbmcp_error *err);
+/* Send driver-generated sql (no user text, may hold several statements)
+ * with the simple protocol, without waiting: its answers are discarded
+ * before the next command. */
+void pg_conn_send_discarded(pg_store *db, const char *sql);
+/* Run driver-generated or migration sql with the simple protocol and wait
+ * for all of it: 0 or the first error, mapped. */
+int pg_conn_run(pg_store *db, const char *sql, dbmcp_error *err);
+/* The dbmcp code and error for a failed result (NULL: the connection's
+ * error); what names the operation in the operator message. */
+int pg_fail(pg_store *db, const PGresult *res, dbmcp_error *err, const char *what);
+/* Record the rows an INSERT/UPDATE/DELETE/MERGE result changed. */
+void pg_note_changes(pg_store *db, const PGresult *res);
+/* The monotonic clock, in ms. */
+double pg_now_ms(void);
+
+/* --- statements (postgres.c) ---------------------------------------------- */
+
+/* Read the rest of st's rows into memory so another command can run. */
+int pg_stmt_buffer_rest(pg_stmt *st, dbmcp_error *err);
+
+#endif

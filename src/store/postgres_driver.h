@@ -6,8 +6,9 @@
  * it sets up, waiting for the server without a thread (poll in 50 ms
  * slices that look at the deadline, the cancel flag and the slow hook),
  * cancelling, reconnecting after the server went away and turning
- * PostgreSQL's SQLSTATEs into dbmcp codes. postgres.c builds store.h's
- * statements, transactions and limits on top of it.
+ * PostgreSQL's SQLSTATEs into dbmcp codes. postgres_stmt.c builds
+ * statements on it, postgres_columns.c their values, and postgres.c the
+ * driver table, transactions, limits and the guard.
  *
  * One connection runs one command at a time. A statement whose rows are
  * still coming owns it (pg_store.streaming); any other command first makes
@@ -27,6 +28,18 @@
 #include "store/store.h"
 
 typedef struct pg_stmt pg_stmt;
+
+/* Type OIDs the driver knows (pg_type.dat: fixed since PostgreSQL 7). */
+#define PG_BOOL 16
+#define PG_BYTEA 17
+#define PG_INT8 20
+#define PG_INT2 21
+#define PG_INT4 23
+#define PG_TEXT 25
+#define PG_OID 26
+#define PG_FLOAT4 700
+#define PG_FLOAT8 701
+#define PG_NUMERIC 1700
 
 /* Why the driver cancelled the command that is running. */
 typedef enum pg_cancel_reason {
@@ -136,9 +149,54 @@ void pg_note_changes(pg_store *db, const PGresult *res);
 /* The monotonic clock, in ms. */
 double pg_now_ms(void);
 
-/* --- statements (postgres.c) ---------------------------------------------- */
+/* --- statements (postgres_stmt.c) ---------------------------------------------- */
 
+static inline pg_store *pg_store_of(pg_stmt *st)
+{
+    return (pg_store *)st->base.owner;
+}
+
+static inline int pg_is_readonly(const pg_store *db)
+{
+    return (db->base.flags & STORE_READONLY) != 0;
+}
+
+/* store.h's store_prepare, store_step, store_reset and store_finalize. */
+int pg_prepare(store *h, const char *sql, store_stmt **out, dbmcp_error *err);
+int pg_step(store_stmt *h, dbmcp_error *err);
+void pg_reset(store_stmt *h);
+void pg_finalize(store_stmt *h);
 /* Read the rest of st's rows into memory so another command can run. */
 int pg_stmt_buffer_rest(pg_stmt *st, dbmcp_error *err);
+/* Stop st, which owns the connection, before its last row: cancelled on the
+ * server when that loses nothing (or force_cancel), else read to its end. */
+void pg_stmt_stop(pg_stmt *st, int force_cancel);
+/* Wait for the answer to one command: its result when it has status want
+ * (*out, caller PQclears; NULL out drops it), else the mapped error. */
+int pg_answer(pg_store *db, ExecStatusType want, PGresult **out, dbmcp_error *err,
+              const char *what);
+/* Open a read-only handle's per-statement transaction with its limits. */
+int pg_begin_readonly(pg_store *db, dbmcp_error *err);
+/* Give a read-write session the lock_timeout of store_set_busy_timeout. */
+int pg_sync_lock_timeout(pg_store *db, dbmcp_error *err);
+
+/* --- values in and out (postgres_columns.c): store.h's functions -------------- */
+
+int pg_bind_text(store_stmt *h, const char *name, const char *value);
+int pg_bind_int(store_stmt *h, const char *name, int64_t value);
+int pg_bind_double(store_stmt *h, const char *name, double value);
+int pg_bind_blob(store_stmt *h, const char *name, const void *data, size_t size);
+int pg_bind_null(store_stmt *h, const char *name);
+int pg_param_count(store_stmt *h);
+const char *pg_param_name(store_stmt *h, int i);
+int pg_column_count(store_stmt *h);
+const char *pg_column_name(store_stmt *h, int i);
+store_type pg_column_type(store_stmt *h, int i);
+store_kind pg_column_kind(store_stmt *h, int i);
+const char *pg_column_text(store_stmt *h, int i);
+int64_t pg_column_int(store_stmt *h, int i);
+double pg_column_double(store_stmt *h, int i);
+const void *pg_column_blob(store_stmt *h, int i);
+size_t pg_column_bytes(store_stmt *h, int i);
 
 #endif

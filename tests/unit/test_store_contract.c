@@ -527,6 +527,56 @@ static void test_cancel_flag(void **state)
     assert_int_equal(query_int(f->ro, "SELECT 7"), 7);
 }
 
+static void count_call(void *arg)
+{
+    (*(int *)arg)++;
+}
+
+/* The slow hook runs once, from inside the step, while the statement runs. */
+static void test_slow_hook(void **state)
+{
+    fixture *f = *state;
+    int calls = 0;
+    store_set_slow_hook(f->ro, 100, count_call, &calls);
+    store_set_time_limit(f->ro, 600);
+    store_stmt *st = prepare_ok(f->ro, slow_sql(f));
+    dbmcp_error err;
+    assert_int_equal(store_step(st, &err), DBMCP_ETIMEOUT);
+    store_finalize(st);
+    assert_int_equal(calls, 1);
+    store_set_time_limit(f->ro, 0);
+    store_set_slow_hook(f->ro, 0, NULL, NULL);
+    assert_int_equal(query_int(f->ro, "SELECT 2"), 2);
+    assert_int_equal(calls, 1);
+}
+
+/* What the query budget bounds on every backend: the statement's length and
+ * the values a statement reads. */
+static void test_query_budget(void **state)
+{
+    fixture *f = *state;
+    const char *t = table(f, "budget");
+    exec_ok(f->rw, sqlf("CREATE TABLE %s (v TEXT)", t));
+    char big[1001];
+    memset(big, 'x', 1000);
+    big[1000] = '\0';
+    store_stmt *ins = prepare_ok(f->rw, sqlf("INSERT INTO %s VALUES (:v)", t));
+    store_bind_text(ins, ":v", big);
+    dbmcp_error err;
+    assert_int_equal(store_step(ins, &err), STORE_DONE);
+    store_finalize(ins);
+    const char *read = sqlf("SELECT v FROM %s", t);
+    store_query_budget budget = {.value_bytes = 100, .sql_bytes = 200, .pattern_bytes = 0};
+    store_set_query_budget(f->ro, &budget);
+    assert_int_equal(run_code(f->ro, read, &err), DBMCP_ETOOBIG);
+    char longer[400];
+    snprintf(longer, sizeof longer, "SELECT 1 /* %0250d */", 0);
+    assert_int_equal(run_code(f->ro, longer, &err), DBMCP_ETOOBIG);
+    store_set_query_budget(f->ro, NULL);
+    assert_int_equal(run_code(f->ro, read, &err), 0);
+    assert_int_equal(run_code(f->ro, longer, &err), 0);
+}
+
 /* --- transactions, reset, finalize ----------------------------------------------------- */
 
 static void test_transactions(void **state)
@@ -839,6 +889,8 @@ int main(void)
         CONTRACT_TEST(test_verify_readonly),
         CONTRACT_TEST(test_time_limit),
         CONTRACT_TEST(test_cancel_flag),
+        CONTRACT_TEST(test_slow_hook),
+        CONTRACT_TEST(test_query_budget),
         CONTRACT_TEST(test_transactions),
         CONTRACT_TEST(test_deferred_constraint_at_commit),
         CONTRACT_TEST(test_reset_keeps_bindings),

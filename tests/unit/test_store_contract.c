@@ -763,6 +763,39 @@ static const char *url_with(fixture *f, const char *pw, const char *db)
     return out;
 }
 
+/* f->url for another user and password. */
+static const char *url_as(fixture *f, const char *user, const char *pw)
+{
+    static char out[1100];
+    const char *scheme_end = strstr(f->url, "://") + 3;
+    const char *at = strchr(scheme_end, '@');
+    snprintf(out, sizeof out, "%.*s%s:%s%s", (int)(scheme_end - f->url), f->url, user, pw, at);
+    return out;
+}
+
+/* A query connection as a role that is not a superuser passes
+ * store_verify_readonly (the fixture's superuser does not). */
+static void test_pg_verify_readonly_role(void **state)
+{
+    fixture *f = *state;
+    if (!f->pg)
+        skip();
+    char role[64];
+    snprintf(role, sizeof role, "ct_reader_%ld", (long)getpid());
+    exec_ok(f->rw, sqlf("CREATE ROLE %s LOGIN PASSWORD 'reader-pw'", role));
+    store *ro = NULL;
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    int rc = store_open(url_as(f, role, "reader-pw"), STORE_READONLY, &ro, &err);
+    if (rc == 0) {
+        rc = store_verify_readonly(ro, &err);
+        store_close(ro);
+    }
+    exec_ok(f->rw, sqlf("DROP ROLE %s", role));
+    if (rc)
+        fail_msg("%s", err.message);
+}
+
 static void test_pg_connection_errors(void **state)
 {
     fixture *f = *state;
@@ -898,6 +931,7 @@ int main(void)
         CONTRACT_TEST(test_interleaved_statements),
         CONTRACT_TEST(test_stmt_is_readonly),
         CONTRACT_TEST(test_pg_connection_errors),
+        CONTRACT_TEST(test_pg_verify_readonly_role),
         CONTRACT_TEST(test_pg_numeric),
         CONTRACT_TEST(test_pg_lost_connection),
     };

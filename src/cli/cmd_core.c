@@ -34,6 +34,10 @@ static int run_init(cli_args *a)
     store *db = NULL;
     if (store_open(url, STORE_READWRITE | STORE_CREATE, &db, &err) != 0)
         return cli_fail(&err);
+    /* A PostgreSQL URI may hold a password: name the database by its identity. */
+    char where[1024];
+    snprintf(where, sizeof where, "%s",
+             strcmp(store_dialect(db), "postgres") == 0 ? store_identity(db) : url);
     int before = 0, applied = 0;
     int rc = store_schema_version(db, &before, &err);
     if (!rc)
@@ -48,7 +52,7 @@ static int run_init(cli_args *a)
         int loaded = marker != NULL;
         free(marker);
         if (loaded)
-            fprintf(stderr, "dbmcp: the demo data set is already loaded in %s\n", url);
+            fprintf(stderr, "dbmcp: the demo data set is already loaded in %s\n", where);
         else
             rc = store_seed(db, "demo", &err);
         if (!loaded && !rc)
@@ -60,7 +64,7 @@ static int run_init(cli_args *a)
     store_close(db);
     if (rc)
         return cli_fail(&err);
-    fprintf(stderr, "dbmcp: %s is at schema version %d (%d migration%s applied)%s\n", url,
+    fprintf(stderr, "dbmcp: %s is at schema version %d (%d migration%s applied)%s\n", where,
             store_schema_latest(), applied, applied == 1 ? "" : "s",
             cli_flag(a, "demo") ? ", demo data loaded" : "");
     return CLI_OK;

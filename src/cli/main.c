@@ -93,7 +93,14 @@ store *cli_open_catalog(const cli_args *a)
     }
     int version = 0;
     int rc = store_schema_version(db, &version, &err);
-    if (!rc && version == 0)
+    /* A PostgreSQL URI may hold a password: the message names the database
+     * by its identity and leaves the --db value to the operator. */
+    int pg = strcmp(store_dialect(db), "postgres") == 0;
+    if (!rc && version == 0 && pg)
+        rc = dbmcp_error_set(&err, DBMCP_EVERSION,
+                             "database %s is not initialised; run `dbmcp init --db URI` first",
+                             store_identity(db));
+    else if (!rc && version == 0)
         rc = dbmcp_error_set(&err, DBMCP_EVERSION,
                              "database %s is not initialised; run `dbmcp init --db %s` first", url,
                              url);

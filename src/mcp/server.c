@@ -597,7 +597,13 @@ static int open_and_check(mcp_server *srv, dbmcp_error *err)
         return err->code;
     int version = 0;
     int rc = store_schema_version(db, &version, err);
-    if (!rc && version == 0)
+    /* A PostgreSQL URI may hold a password: name that database by its identity. */
+    int pg = strcmp(store_dialect(db), "postgres") == 0;
+    if (!rc && version == 0 && pg)
+        rc = dbmcp_error_set(err, DBMCP_EVERSION,
+                             "database %s is not initialised; run `dbmcp init --db URI` first",
+                             store_identity(db));
+    else if (!rc && version == 0)
         rc = dbmcp_error_set(err, DBMCP_EVERSION,
                              "database %s is not initialised; run `dbmcp init --db %s` first",
                              srv->db_url, srv->db_url);

@@ -209,8 +209,15 @@ static int slice_ms(const pg_store *db)
 int pg_conn_wait(pg_store *db, dbmcp_error *err)
 {
     for (;;) {
+        /* Input is read only when no answer is complete yet: libpq moves
+         * what it holds to the front of its buffer on every read, so
+         * reading per row of a fast result costs the square of its size. */
         int unsent = PQflush(db->conn);
-        if (unsent < 0 || !PQconsumeInput(db->conn))
+        if (unsent < 0)
+            return lost(db, err, "waiting for the server");
+        if (!unsent && !PQisBusy(db->conn))
+            return 0;
+        if (!PQconsumeInput(db->conn))
             return lost(db, err, "waiting for the server");
         if (!unsent && !PQisBusy(db->conn))
             return 0;

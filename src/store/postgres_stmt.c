@@ -129,7 +129,9 @@ void pg_stmt_stop(pg_stmt *st, int force_cancel)
     /* What already arrived may be the whole rest of a short result: then
      * there is nothing to cancel. A few results only: rows keep arriving as
      * fast as they are read. */
-    for (int looked = 0; looked < 64 && PQconsumeInput(db->conn) && !PQisBusy(db->conn); looked++) {
+    for (int looked = 0;
+         looked < 64 && (!PQisBusy(db->conn) || (PQconsumeInput(db->conn) && !PQisBusy(db->conn)));
+         looked++) {
         PGresult *res = PQgetResult(db->conn);
         if (!res) {
             finish(st);

@@ -23,6 +23,7 @@ run_stage build make -j2 all
 run_stage schema-compare scripts/schema-compare.sh
 run_stage format scripts/format-check.sh
 run_stage unit make -j2 unit
+run_stage unit-pg make -j2 unit-pg
 run_stage unit-asan make -j2 unit-asan
 run_stage repair-corpus node tests/cases/repair/generate.mjs --check
 run_stage cli-sql tests/cli/sql.sh

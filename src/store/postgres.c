@@ -12,6 +12,12 @@
  * prepared statement and its bindings; store_finalize deallocates it,
  * batched with later commands.
  *
+ * store_exec on a read-write handle sends its text with the simple protocol
+ * (several statements, no parameters: migrations); nothing prepared ever
+ * does. Two statements stepped in turn on one handle (a nested loop) work:
+ * the one whose rows are coming reads the rest of them into memory before
+ * the other runs.
+ *
  * Stopping early. A statement reset or finalized before its last row is
  * cancelled on the server (PQcancel) when cancelling loses nothing: on
  * read-only handles, and on read-write handles outside a transaction for a

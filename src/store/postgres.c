@@ -2,21 +2,23 @@
  * postgres.c — the PostgreSQL backend of store.h, on libpq.
  *
  * Statements. store_prepare rewrites :names to $n (postgres_sql.h), then
- * prepares a named server-side statement and asks the server to describe
+ * prepares the statement on the server and asks the server to describe
  * it: parameter types, column names and column type OIDs are known from
  * prepare on, and nothing is looked up per call afterwards. A parameter
  * whose type the server cannot infer (SELECT :x) is declared text. Every
- * statement runs with the extended protocol (PQsendQueryPrepared), values
- * as text except blobs and values for bytea parameters (binary), and rows
- * arrive one at a time (PQsetSingleRowMode). store_reset keeps the
- * prepared statement and its bindings; store_finalize deallocates it,
- * batched with later commands.
+ * statement runs with the extended protocol, values as text except blobs
+ * and values for bytea parameters (binary), and rows arrive one at a time
+ * (PQsetSingleRowMode). On read-write handles the statement is a named
+ * server-side one run with PQsendQueryPrepared: store_reset keeps it and
+ * its bindings, store_finalize deallocates it, batched with later
+ * commands. Read-only handles (agent SQL, mostly run once) use the unnamed
+ * statement and PQsendQueryParams, so nothing of theirs outlives a call
+ * and pg_guard's DEALLOCATE ALL at the end of one costs them nothing.
  *
- * store_exec on a read-write handle sends its text with the simple protocol
- * (several statements, no parameters: migrations); nothing prepared ever
- * does. Two statements stepped in turn on one handle (a nested loop) work:
- * the one whose rows are coming reads the rest of them into memory before
- * the other runs.
+ * store_exec sends its text with the simple protocol (several statements,
+ * no parameters: migrations, pg_guard's call); nothing prepared ever does. Two statements stepped
+ * in turn on one handle (a nested loop) work: the one whose rows are coming reads the rest of them
+ * into memory before the other runs.
  *
  * Stopping early. A statement reset or finalized before its last row is
  * cancelled on the server (PQcancel) when cancelling loses nothing: on
@@ -36,17 +38,23 @@
  * bound to a vector parameter is sent as that text); NULL is STORE_NULL;
  * every other type is STORE_TEXT in PostgreSQL's output format.
  *
- * Read-only handles (the agent's query connection). Each statement runs in
- * its own transaction, opened by one simple-protocol message of fixed,
- * driver-generated text — BEGIN READ ONLY and SET LOCAL lock_timeout (the
- * busy timeout), idle_in_transaction_session_timeout, statement_timeout
- * (what is left of the time limit, so the server stops it even if dbmcp
- * dies) and work_mem (the memory budget) — and ended by ROLLBACK, so no
- * statement can write or leave a setting behind, whatever its text: a
- * write fails in the engine with DBMCP_EDENIED (25006). store_exec on such
- * a handle runs one statement the same way. store_begin is refused there.
- * application_name cannot carry a call tag yet: store.h has no way to pass
- * one.
+ * Read-only handles (the agent's query connection). The session starts
+ * with default_transaction_read_only on (a startup option), so every
+ * transaction on it is read-only unless a statement asks otherwise. Each
+ * statement run outside a transaction gets its own, opened by one
+ * simple-protocol message of fixed, driver-generated text — BEGIN READ
+ * ONLY and SET LOCAL lock_timeout (the busy timeout),
+ * idle_in_transaction_session_timeout, statement_timeout (what is left of
+ * the time limit, so the server stops it even if dbmcp dies) and work_mem
+ * (the memory budget) — and ended by ROLLBACK, so no statement can write
+ * or leave a setting behind, whatever its text: a write fails in the
+ * engine with DBMCP_EDENIED (25006). A statement run while the caller has
+ * a transaction open (pg_guard_call_begin's BEGIN READ ONLY … SAVEPOINT,
+ * sent with store_exec) runs inside it instead, and the caller ends it.
+ * store_exec sends its text (the store's and pg_guard's, never agent SQL)
+ * with the simple protocol. store_begin is refused there. application_name
+ * cannot carry a call tag from here: store.h has no way to pass one
+ * (pg_guard_call_begin sets it).
  *
  * What the neutral guard of store.h maps to here, and what it does not:
  *   - writes, schema changes, settings that outlive the statement,
@@ -106,22 +114,12 @@ static const char *pg_identity(store *h)
 
 /* --- whole statements and transactions ------------------------------------------------ */
 
-/* Run one statement through prepare/step/finalize (read-only store_exec). */
-static int exec_one(store *h, const char *sql, dbmcp_error *err)
-{
-    store_stmt *st = NULL;
-    int rc = pg_prepare(h, sql, &st, err);
-    while (!rc && (rc = pg_step(st, err)) == STORE_ROW)
-        rc = 0;
-    pg_finalize(st);
-    return rc < 0 ? rc : 0;
-}
-
+/* store_exec: the simple protocol, on either kind of handle. Its text is
+ * the store's and pg_guard's, never agent SQL; on a read-only handle the
+ * session's default_transaction_read_only keeps it from writing. */
 static int pg_exec(store *h, const char *sql, dbmcp_error *err)
 {
     pg_store *db = (pg_store *)h;
-    if (pg_is_readonly(db))
-        return exec_one(h, sql, err);
     int rc = pg_conn_take(db, err);
     if (!rc)
         rc = pg_sync_lock_timeout(db, err);
@@ -203,8 +201,9 @@ static int explain_readonly(pg_stmt *st, const char *text, int *readonly, dbmcp_
     int rc = pg_conn_take(db, err);
     /* Planning may run immutable functions: on a query handle, read-only.
      * Inside a caller's transaction a refused EXPLAIN must not abort it. */
-    int savepoint = !rc && !pg_is_readonly(db) && PQtransactionStatus(db->conn) == PQTRANS_INTRANS;
-    if (!rc && pg_is_readonly(db))
+    int savepoint = !rc && PQtransactionStatus(db->conn) == PQTRANS_INTRANS;
+    int own = !rc && !savepoint && pg_is_readonly(db);
+    if (own)
         rc = pg_begin_readonly(db, err);
     if (savepoint)
         rc = pg_conn_run(db, "SAVEPOINT dbmcp_explain", err);
@@ -217,7 +216,7 @@ static int explain_readonly(pg_stmt *st, const char *text, int *readonly, dbmcp_
     dbmcp_error refused;
     dbmcp_error_clear(&refused);
     rc = pg_answer(db, PGRES_TUPLES_OK, &plan, &refused, "explain");
-    if (pg_is_readonly(db))
+    if (own)
         pg_conn_send_discarded(db, "ROLLBACK");
     else if (savepoint && rc != DBMCP_EIO)
         pg_conn_send_discarded(db, "ROLLBACK TO SAVEPOINT dbmcp_explain;"
@@ -311,11 +310,12 @@ static int pg_verify_readonly(store *h, dbmcp_error *err)
     store_stmt *st = NULL;
     int rc = pg_prepare(h,
                         "SELECT pg_catalog.current_setting('transaction_read_only'), r.rolsuper,"
-                        " r.rolname FROM pg_catalog.pg_roles r WHERE r.rolname = current_user",
+                        " r.rolname, pg_catalog.current_setting('default_transaction_read_only')"
+                        " FROM pg_catalog.pg_roles r WHERE r.rolname = current_user",
                         &st, err);
     if (!rc && (rc = pg_step(st, err)) == STORE_ROW) {
-        const char *ro = pg_column_text(st, 0);
-        if (!ro || strcmp(ro, "on") != 0)
+        const char *ro = pg_column_text(st, 0), *session = pg_column_text(st, 3);
+        if (!ro || strcmp(ro, "on") != 0 || !session || strcmp(session, "on") != 0)
             rc = dbmcp_error_set(err, DBMCP_EDENIED,
                                  "the query connection's statements can write to the database; "
                                  "refusing to serve");

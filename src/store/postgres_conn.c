@@ -14,10 +14,11 @@
  * track_extra_parameters) gives every server connection the same; the
  * handle checks the search_path it got and refuses to open with a message
  * naming the fix when a pooler dropped it. Read-only (query) handles keep
- * the server's search_path and set their limits per statement (SET LOCAL,
- * postgres.c). Failures to connect get one message each for an unreachable
- * server, a refused or missing password and a missing database, naming
- * host (or socket directory), port and database, never the password.
+ * the server's search_path, start with `-cdefault_transaction_read_only=on`
+ * (with a pooler: track it too, or make it the role's default) and set
+ * their limits per statement (SET LOCAL, postgres.c). Failures to connect get one message each for
+ * an unreachable server, a refused or missing password and a missing database, naming host (or
+ * socket directory), port and database, never the password.
  *
  * Waiting. The socket is non-blocking; every wait is a poll() of at most 50
  * ms, after which the driver looks at the cancel flag and the deadline
@@ -533,8 +534,8 @@ int pg_conn_take(pg_store *db, dbmcp_error *err)
             return rc;
     }
     db->cancelled = PG_CANCEL_NONE;
-    /* Read-only statements send the DEALLOCATEs with their BEGIN; read-write
-     * handles pay one round trip per batch. */
+    /* Only read-write handles name their statements (read-only ones use the
+     * unnamed statement): one round trip per batch of DEALLOCATEs. */
     if (db->garbage_count >= PG_GARBAGE_BATCH && !(db->base.flags & STORE_READONLY)) {
         dbmcp_error ignored;
         db->garbage_count = 0;
@@ -548,7 +549,7 @@ int pg_conn_take(pg_store *db, dbmcp_error *err)
 /* Append "-c name=value" settings to the URI's own options. */
 static char *startup_options(const char *given, int readonly)
 {
-    char ours[128] = "";
+    char ours[128] = "-cdefault_transaction_read_only=on";
     if (!readonly)
         snprintf(ours, sizeof ours, "-csearch_path=dbmcp,public -clock_timeout=%d",
                  PG_BUSY_TIMEOUT_MS);

@@ -112,6 +112,7 @@ struct pg_stmt {
     unsigned char **decoded;   /* per column: the current row's blob decoded; owned */
     size_t *decoded_size;
     int readonly; /* store_stmt_is_readonly's answer, -1 until asked */
+    int own_txn;  /* the driver opened the read-only transaction it runs in */
 };
 
 /* --- the connection (postgres_conn.c) ------------------------------------------- */

@@ -52,8 +52,9 @@ static void finish(pg_stmt *st)
     if (db->streaming == st)
         db->streaming = NULL;
     st->state = PG_DONE;
-    if (pg_is_readonly(db))
+    if (st->own_txn)
         pg_conn_send_discarded(db, "ROLLBACK");
+    st->own_txn = 0;
 }
 
 static int buffer_row(pg_stmt *st, PGresult *res)
@@ -204,8 +205,11 @@ static int undetermined_param(const PGresult *res)
     return atoi(dollar + 1);
 }
 
-/* Prepare st->sql on the server as st->name. A parameter the server cannot
- * type is declared text and the statement prepared again. */
+/* Prepare st->sql on the server as st->name (read-write handles) or as the
+ * unnamed statement (read-only handles, which run it with
+ * PQsendQueryParams: nothing of theirs outlives a call, DEALLOCATE ALL
+ * included). A parameter the server cannot type is declared text and the
+ * statement prepared again. */
 static int server_prepare(pg_stmt *st, dbmcp_error *err)
 {
     pg_store *db = pg_store_of(st);
@@ -214,7 +218,10 @@ static int server_prepare(pg_stmt *st, dbmcp_error *err)
     if (n && !types)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     for (int tries = 0;; tries++) {
-        snprintf(st->name, sizeof st->name, "dbmcp_%lu", ++db->statements);
+        if (pg_is_readonly(db))
+            st->name[0] = '\0';
+        else
+            snprintf(st->name, sizeof st->name, "dbmcp_%lu", ++db->statements);
         if (!PQsendPrepare(db->conn, st->name, st->sql.text, n, types)) {
             free(types);
             return pg_fail(db, NULL, err, "prepare");
@@ -407,8 +414,7 @@ static int preflight(pg_store *db, dbmcp_error *err)
     return 0;
 }
 
-/* Open a read-only statement's transaction with its limits (file comment),
- * sending the queued DEALLOCATEs in the same message. */
+/* Open a read-only statement's transaction with its limits (file comment). */
 int pg_begin_readonly(pg_store *db, dbmcp_error *err)
 {
     char sql[512];
@@ -427,20 +433,7 @@ int pg_begin_readonly(pg_store *db, dbmcp_error *err)
         n += snprintf(sql + n, sizeof sql - (size_t)n, " SET LOCAL work_mem = '%zukB';",
                       kb < PG_WORK_MEM_MIN_KB ? (size_t)PG_WORK_MEM_MIN_KB : kb);
     }
-    const char *prelude = sql;
-    char *joined = NULL;
-    if (db->garbage_count) {
-        size_t size = db->garbage_len + strlen(sql) + 1;
-        if ((joined = malloc(size))) {
-            snprintf(joined, size, "%s%s", db->garbage, sql);
-            prelude = joined;
-        }
-        db->garbage_count = 0;
-        db->garbage_len = 0;
-        db->garbage[0] = '\0';
-    }
-    int rc = pg_conn_run(db, prelude, err);
-    free(joined);
+    int rc = pg_conn_run(db, sql, err);
     if (rc && rc != DBMCP_EIO)
         pg_conn_send_discarded(db, "ROLLBACK");
     return rc;
@@ -469,19 +462,29 @@ static int start(pg_stmt *st, dbmcp_error *err)
     int rc = preflight(db, err);
     if (!rc)
         rc = pg_conn_take(db, err);
-    if (!rc && st->generation != db->generation)
+    int readonly = pg_is_readonly(db);
+    if (!rc && !readonly && st->generation != db->generation)
         rc = server_setup(st, err); /* reconnected: the server forgot it */
     if (!rc)
         rc = pg_sync_lock_timeout(db, err);
-    if (!rc && pg_is_readonly(db))
-        rc = pg_begin_readonly(db, err);
+    /* A read-only statement opens its own transaction, unless the caller
+     * runs it inside one of its own (pg_guard's call): that transaction is
+     * read-only too (the session's default_transaction_read_only). */
+    st->own_txn = 0;
+    if (!rc && readonly && PQtransactionStatus(db->conn) == PQTRANS_IDLE)
+        st->own_txn = (rc = pg_begin_readonly(db, err)) == 0;
     if (rc)
         return rc;
-    if (!PQsendQueryPrepared(db->conn, st->name, st->nparams, (const char *const *)st->values,
-                             st->lengths, st->formats, 0)) {
+    const char *const *values = (const char *const *)st->values;
+    int sent = readonly ? PQsendQueryParams(db->conn, st->sql.text, st->nparams, st->param_types,
+                                            values, st->lengths, st->formats, 0)
+                        : PQsendQueryPrepared(db->conn, st->name, st->nparams, values, st->lengths,
+                                              st->formats, 0);
+    if (!sent) {
         rc = pg_fail(db, NULL, err, "step");
-        if (pg_is_readonly(db))
+        if (st->own_txn)
             pg_conn_send_discarded(db, "ROLLBACK");
+        st->own_txn = 0;
         return rc;
     }
     PQsetSingleRowMode(db->conn);

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store/pg_guard.h"
 #include "store/store.h"
 
 #define MAX_TABLES 8
@@ -839,6 +840,39 @@ static void test_pg_numeric(void **state)
     store_finalize(st);
 }
 
+/* pg_guard's call on the query connection: its own read-only transaction
+ * and savepoint around the agent's statements, which run inside it; its end
+ * (DEALLOCATE ALL included) leaves the handle as it was. */
+static void test_pg_guard_call(void **state)
+{
+    fixture *f = *state;
+    if (!f->pg)
+        skip();
+    const char *t = table(f, "guarded");
+    exec_ok(f->rw, sqlf("CREATE TABLE %s (id INTEGER)", t));
+    exec_ok(f->rw, sqlf("INSERT INTO %s VALUES (1), (2)", t));
+    store_stmt *kept = prepare_ok(f->ro, sqlf("SELECT count(*) FROM %s", t));
+    for (int call = 0; call < 2; call++) {
+        pg_guard_call c = {.call_id = "c-1", .tool = "execute_query", .statement_timeout_ms = 2000};
+        dbmcp_error err;
+        dbmcp_error_clear(&err);
+        if (pg_guard_call_begin(f->ro, &c, &err))
+            fail_msg("%s", err.message);
+        assert_int_equal(query_int(f->ro, sqlf("SELECT sum(id) FROM %s", t)), 3);
+        assert_int_equal(run_code(f->ro, sqlf("INSERT INTO %s VALUES (3)", t), &err),
+                         DBMCP_EDENIED);
+        assert_int_equal(pg_guard_call_end(f->ro), 0);
+        /* A statement prepared before the calls still runs after them. */
+        store_reset(kept);
+        assert_int_equal(store_step(kept, &err), STORE_ROW);
+        assert_int_equal(store_column_int(kept, 0), 2);
+    }
+    store_finalize(kept);
+    dbmcp_error err;
+    assert_int_equal(store_verify_readonly(f->ro, &err), DBMCP_EDENIED); /* superuser */
+    assert_non_null(strstr(err.message, "superuser"));
+}
+
 /* Ends the session of backend pid from another connection, a little later. */
 typedef struct terminator {
     store *db;
@@ -933,6 +967,7 @@ int main(void)
         CONTRACT_TEST(test_pg_connection_errors),
         CONTRACT_TEST(test_pg_verify_readonly_role),
         CONTRACT_TEST(test_pg_numeric),
+        CONTRACT_TEST(test_pg_guard_call),
         CONTRACT_TEST(test_pg_lost_connection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -294,18 +294,9 @@ void mem_log(store *db, const mem_scope *scope, const char *operation, const cha
         log_msg(LOG_WARN, "memory", "memory log row not written: %s", err.message);
 }
 
-static void iso_minus(double seconds, char out[32])
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    double t = (double)ts.tv_sec + ts.tv_nsec / 1e9 - seconds;
-    time_t secs = (time_t)t;
-    format_iso(secs, (int)((t - (double)secs) * 1000), out);
-}
-
 void mem_time_ago(double seconds, char out[32])
 {
-    iso_minus(seconds, out);
+    ids_iso_from_now(-seconds, out);
 }
 
 int mem_check_metadata(const char *text, dbmcp_error *err)

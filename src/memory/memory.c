@@ -70,6 +70,7 @@ void mem_config_default(mem_config *c)
     c->max_results = 50;
     c->job_max_attempts = 8;
     c->job_backoff_s = 5;
+    c->job_lease_s = 300;
     c->vector_refresh_s = 10;
 }
 
@@ -114,6 +115,7 @@ static int config_row(void *ctx, store_stmt *row)
         {"max_results", offsetof(mem_config, max_results), 1, 200},
         {"job_max_attempts", offsetof(mem_config, job_max_attempts), 1, 100},
         {"job_backoff_s", offsetof(mem_config, job_backoff_s), 0, 86400},
+        {"job_lease_s", offsetof(mem_config, job_lease_s), 1, 86400},
     };
     static const struct {
         const char *name;

@@ -20,9 +20,10 @@ static int lease_upsert(store *db, const char *name, const char *holder, int sec
     ids_iso_from_now(seconds, until);
     store_stmt *st;
     int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_leases (name, holder, until) VALUES (:n, :h, :u)"
+                           "INSERT INTO dbmcp_leases (name, holder, expires_at) VALUES (:n, :h, :u)"
                            " ON CONFLICT (name) DO UPDATE SET holder = excluded.holder,"
-                           " until = excluded.until WHERE dbmcp_leases.until < :now"
+                           " expires_at = excluded.expires_at"
+                           " WHERE dbmcp_leases.expires_at < :now"
                            " OR dbmcp_leases.holder = excluded.holder"
                            " OR dbmcp_leases.holder = :steal",
                            &st, err);

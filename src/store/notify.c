@@ -107,8 +107,9 @@ static int look(store_listener *l, dbmcp_error *err)
     int64_t sum = 0;
     int rc = ensure_open(l, err);
     if (!rc)
-        rc = store_query_int(l->db, "SELECT coalesce(sum(version), 0) FROM dbmcp_changes", 0, &sum,
-                             err);
+        rc = store_query_int(l->db,
+                             "SELECT CAST(coalesce(sum(version), 0) AS BIGINT) FROM dbmcp_changes",
+                             0, &sum, err);
     if (rc) {
         store_close(l->db);
         l->db = NULL;

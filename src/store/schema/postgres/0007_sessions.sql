@@ -49,9 +49,9 @@ CREATE TABLE dbmcp_session_subscriptions (
 );
 
 CREATE TABLE dbmcp_leases (
-    name   text COLLATE "C" PRIMARY KEY,
-    holder text COLLATE "C" NOT NULL,
-    until  text COLLATE "C" NOT NULL
+    name       text COLLATE "C" PRIMARY KEY,
+    holder     text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL
 );
 
 ALTER TABLE dbmcp_mem_jobs ADD COLUMN claimed_by text COLLATE "C";

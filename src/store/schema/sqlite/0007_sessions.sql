@@ -61,9 +61,9 @@ CREATE TABLE dbmcp_session_subscriptions (
 );
 
 CREATE TABLE dbmcp_leases (
-    name   TEXT PRIMARY KEY,              -- what is leased, e.g. 'memory.compact'
-    holder TEXT NOT NULL,                 -- replica id (core/ids.h: ids_replica)
-    until  TEXT NOT NULL                  -- expiry; after it anyone may take the lease
+    name       TEXT PRIMARY KEY,          -- what is leased, e.g. 'memory.compact'
+    holder     TEXT NOT NULL,             -- replica id (core/replica.h)
+    expires_at TEXT NOT NULL              -- after it anyone may take the lease
 );
 
 ALTER TABLE dbmcp_mem_jobs ADD COLUMN claimed_by TEXT;    -- replica id of the claimer

@@ -23,9 +23,9 @@
 #                in the database, and every job is completed once, B's after
 #                their claims ran out (memory.job_lease_s)
 #
-# The database comes from one place (below): tests/cli/lib/db.sh's test_db
-# when that helper is there, else a file in the scratch directory; every SQL
-# statement here is plain SQL both backends accept, sent with db_sql.
+# The database comes from test_db (tests/cli/lib/db.sh) and every SQL
+# statement here is plain SQL both backends accept, sent with db_sql
+# (`dbmcp sql`): the suite runs on PostgreSQL by changing only DBMCP_TEST_PG.
 # Servers bind port 0 (tests/cli/serve_http.sh); waits for a background
 # effect poll with a deadline of a minute and never sleep for it; the
 # list_changed latency (the issue asks for under a second) is measured from
@@ -63,17 +63,11 @@ trap cleanup EXIT
 for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
 export DBMCP_LOG=${REPLICAS_LOG:-error}
 
-# --- the database: this is the one place that says where it is and how SQL reaches it
-if [ -f "$ROOT/tests/cli/lib/db.sh" ]; then
-  # shellcheck disable=SC1091
-  . "$ROOT/tests/cli/lib/db.sh"
-  DB="$(test_db replicas)" || { echo "replicas.sh: no database" >&2; exit 1; }
-else
-  command -v sqlite3 >/dev/null || { echo "replicas.sh: sqlite3 is required" >&2; exit 1; }
-  DB="$WORK/replicas.db"
-  db_sql() { sqlite3 -cmd '.timeout 60000' "$1" "$2"; }
-  test_db_cleanup() { :; }
-fi
+# The database from test_db (a file here, a PostgreSQL database with
+# DBMCP_TEST_PG); SQL reaches it through `dbmcp sql` (db_sql).
+# shellcheck source=tests/cli/lib/db.sh
+. "$ROOT/tests/cli/lib/db.sh"
+DB="$(test_db replicas)" || { echo "replicas.sh: no database" >&2; exit 1; }
 sql() { db_sql "$DB" "$1"; }
 
 passed=0

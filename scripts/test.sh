@@ -34,6 +34,7 @@ run_stage cli-embed-http tests/cli/embed_http.sh
 run_stage cli-hostile-http tests/cli/hostile_http.sh
 run_stage cli-hostile-audit tests/cli/hostile_audit.sh
 run_stage cli-memory tests/cli/memory.sh
+run_stage cli-replicas tests/cli/replicas.sh
 run_stage cli-chat tests/cli/chat.sh
 run_stage cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
 run_stage cli-hostile-sql tests/cli/hostile_sql.sh

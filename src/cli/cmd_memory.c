@@ -33,6 +33,11 @@ static int run_memory_compact(cli_args *a)
     store_close(db);
     if (rc)
         return cli_fail(&err);
+    if (st.busy_with[0]) {
+        printf("nothing done: replica %s is compacting this database now\n",
+               cli_safe(st.busy_with));
+        return CLI_OK;
+    }
     printf("sessions expired into episodes: %lld\n", (long long)st.sessions_expired);
     printf("empty sessions closed:          %lld\n", (long long)st.sessions_empty);
     printf("episodes past retention:        %lld (raw messages dropped: %lld)\n",
@@ -56,7 +61,9 @@ const cli_command cli_cmd_memory_compact = {
     "     their session's raw messages are dropped;\n"
     "  3. closed knowledge versions beyond memory.knowledge_keep_versions per key (and\n"
     "     older than memory.knowledge_retention_s when set) are deleted.\n"
-    "`dbmcp serve` runs the same every memory.compact_interval_s seconds (0 = never).",
+    "`dbmcp serve` runs the same every memory.compact_interval_s seconds (0 = never).\n"
+    "One process compacts a database at a time (a lease in the database): while a\n"
+    "replica does, this command says so and does nothing.",
     0,
     0,
     compact_flags,
@@ -67,10 +74,14 @@ static int print_job(void *ctx, store_stmt *row)
 {
     (void)ctx;
     const char *err = store_column_text(row, 5);
-    printf("%-10lld %-10s %-16s %-16s %-8lld %-25s %s\n", (long long)store_column_int(row, 0),
+    printf("%-10lld %-10s %-16s %-16s %-8lld %-25s %s", (long long)store_column_int(row, 0),
            cli_safe(store_column_text(row, 6)), cli_safe(store_column_text(row, 1)),
            cli_safe(store_column_text(row, 2)), (long long)store_column_int(row, 3),
            cli_safe(store_column_text(row, 4)), err ? cli_safe(err) : "-");
+    const char *by = store_column_text(row, 7);
+    if (by) /* claimed by a replica (maybe a dead one: taken again after the time) */
+        printf("  [claimed by %s until %s]", cli_safe(by), cli_safe(store_column_text(row, 8)));
+    putchar('\n');
     return 0;
 }
 

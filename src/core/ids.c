@@ -74,6 +74,21 @@ void ids_now_iso(char out[32])
     snprintf(out + n, 32 - n, ".%03dZ", (int)(ts.tv_nsec / 1000000) % 1000);
 }
 
+void ids_iso_from_now(double seconds, char out[32])
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + seconds;
+    time_t secs = (time_t)t;
+    if ((double)secs > t)
+        secs--; /* floor, also before 1970 */
+    int ms = (int)((t - (double)secs) * 1000.0);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, 32 - n, ".%03dZ", (ms < 0 ? 0 : ms > 999 ? 999 : ms));
+}
+
 double ids_monotonic_ms(void)
 {
     struct timespec ts;

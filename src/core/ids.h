@@ -19,6 +19,8 @@ uint64_t ids_random64(void);
 void ids_token(char *out, size_t len);
 /* Now as "2026-12-02T13:41:12.345Z" into out[32]. */
 void ids_now_iso(char out[32]);
+/* Now plus `seconds` (negative: in the past), in the same form. */
+void ids_iso_from_now(double seconds, char out[32]);
 /* Monotonic milliseconds (for durations). */
 double ids_monotonic_ms(void);
 

@@ -13,6 +13,7 @@
 #include "mcp/audit.h"
 #include "mcp/query_caps.h"
 #include "mcp/server.h"
+#include "store/notify.h"
 #include "store/registry.h"
 
 #define MCP_MAX_SNAPSHOTS 64
@@ -72,11 +73,15 @@ struct mcp_server {
     mcp_listener *listeners; /* modern listen streams */
     int stopping;
     pthread_cond_t stop_cond;
-    pthread_mutex_t revoke_mu;     /* guards the two below; held while calling revoked_fn */
+    pthread_mutex_t revoke_mu;     /* guards the four below; held while calling them */
     mcp_key_revoked_fn revoked_fn; /* see mcp_server_on_key_revoked */
     void *revoked_ctx;
+    mcp_sessions_changed_fn sessions_fn; /* see mcp_server_on_sessions_changed */
+    void *sessions_ctx;
     pthread_t watcher;
     int watcher_started;
+    store_listener *changes; /* what the watcher waits on; its thread only */
+    store_counters counters; /* as of the watcher's last tick; its thread only */
 };
 
 struct mcp_session {
@@ -102,10 +107,18 @@ struct mcp_session {
     int input_closed;      /* the client can no longer answer (stdio EOF) */
     json_t *subscriptions; /* {uri: updated_at stamp} */
     mcp_session *next;     /* in srv->sessions */
+
+    /* A legacy HTTP session kept in dbmcp_sessions (sessions.c), so that any
+     * replica serves it. Set once by mcp_session_persist or _load. */
+    int persisted;
+    int64_t rev; /* the row's rev this copy reflects; guarded by lock */
 };
 
 /* server.c */
 catalog_snapshot *mcp_snapshot_get(mcp_server *srv, const char *iface, dbmcp_error *err);
+/* mcp_session_create with a given id (a session loaded from the database). */
+mcp_session *mcp_session_new(mcp_server *srv, const char *sid, const mcp_identity *id,
+                             const char *transport);
 /* Send msg (borrowed) to ctx's sink, else the session sink. 0 when sent. */
 int mcp_session_send(mcp_session *s, const mcp_call_ctx *ctx, json_t *msg);
 /* Same, and release msg. */
@@ -161,6 +174,17 @@ void mcp_query_leave(mcp_server *srv, const mcp_identity *who);
 /* Tell listen streams (and legacy sessions) that a list changed now,
  * without waiting for the watcher ("tools", "prompts" or "resources"). */
 void mcp_server_announce_change(mcp_server *srv, const char *kind);
+
+/* sessions.c — a persisted session's state changes, written to its row
+ * (nothing for a session that is not persisted; failures are logged: the
+ * copy in memory has the change either way). */
+void mcp_session_save_initialized(mcp_session *s);
+void mcp_session_save_log_level(mcp_session *s);
+/* on: subscribed with this stamp (may be NULL); 0: unsubscribed. */
+void mcp_session_save_subscription(mcp_session *s, const char *uri, const char *stamp, int on);
+/* The stamp the client was told of last (resources/updated sent), on the
+ * caller's catalog handle db. */
+void mcp_session_save_stamp(mcp_session *s, store *db, const char *uri, const char *stamp);
 
 /* state.c — requestState: payload protected by HMAC-SHA256. */
 char *mcp_state_seal(const mcp_server *srv, const char *payload);

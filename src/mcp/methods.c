@@ -113,6 +113,7 @@ static json_t *m_set_level(mcp_session *s, const jsonrpc_msg *msg, rpc_fail *f)
                     "critical, alert, emergency",
                     NULL);
     s->log_level = level;
+    mcp_session_save_log_level(s);
     return json_object();
 }
 
@@ -422,6 +423,7 @@ static json_t *m_subscribe(mcp_server *srv, mcp_session *s, const jsonrpc_msg *m
     else
         json_object_del(s->subscriptions, uri);
     pthread_mutex_unlock(&s->lock);
+    mcp_session_save_subscription(s, uri, stamp, on);
     free(stamp);
     return json_object();
 }
@@ -681,9 +683,10 @@ static json_t *route(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mc
 
 static void handle_notification(mcp_session *s, const jsonrpc_msg *msg)
 {
-    if (strcmp(msg->method, "notifications/initialized") == 0)
+    if (strcmp(msg->method, "notifications/initialized") == 0 && !s->initialized) {
         s->initialized = 1;
-    else if (strcmp(msg->method, "notifications/cancelled") == 0)
+        mcp_session_save_initialized(s);
+    } else if (strcmp(msg->method, "notifications/cancelled") == 0)
         mcp_inflight_cancel(s, json_object_get(msg->params, "requestId"));
 }
 

@@ -3,10 +3,15 @@
  * authentication; see server.h. MCP methods are in methods.c, the tools/call
  * path in dispatch.c.
  *
- * The catalog watcher polls dbmcp_catalog_version (bumped by triggers on
- * every registry table) and, when it moves, drops cached snapshots and
- * tells sessions and listen streams what changed. Changes made with the
- * CLI, the admin UI or plain SQL reach connected clients the same way.
+ * The catalog watcher sleeps on a store_listener (store/notify.h) until a
+ * change counter moves — bumped by triggers on the registry tables,
+ * dbmcp_settings, dbmcp_api_keys and dbmcp_sessions, whoever writes them:
+ * another replica, the CLI, the admin UI or plain SQL. Then it reads the
+ * counters and does what moved: a catalog change drops cached snapshots
+ * and tells sessions and listen streams; a settings change reloads them;
+ * a key change looks for revoked keys in use; a sessions change lets the
+ * transport check the sessions it holds open. Every WATCH_FULL_MS it does
+ * all of it regardless.
  */
 #include <errno.h>
 #include <sodium.h>
@@ -20,6 +25,8 @@
 #include "mcp/internal.h"
 #include "store/migrate.h"
 #include "tools/tool.h"
+
+#define WATCH_FULL_MS 5000 /* a full tick at least this often, changes or not */
 
 static const char *supported_versions[] = {"2026-07-28", "2025-11-25", "2025-06-18",
                                            "2025-03-26", "2024-11-05", NULL};
@@ -105,12 +112,20 @@ catalog_snapshot *mcp_snapshot_get(mcp_server *srv, const char *iface, dbmcp_err
 
 mcp_session *mcp_session_create(mcp_server *srv, const mcp_identity *id, const char *transport)
 {
+    char sid[37];
+    ids_uuid(sid);
+    return mcp_session_new(srv, sid, id, transport);
+}
+
+mcp_session *mcp_session_new(mcp_server *srv, const char *sid, const mcp_identity *id,
+                             const char *transport)
+{
     mcp_session *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->refs = 1;
     s->srv = srv;
-    ids_uuid(s->id);
+    snprintf(s->id, sizeof s->id, "%s", sid);
     s->who = *id;
     snprintf(s->transport, sizeof s->transport, "%s", transport ? transport : "");
     s->log_level = mcp_log_level_index("info");
@@ -415,6 +430,7 @@ static void notify_session_changes(mcp_server *srv, mcp_session *s, const reg_ve
                     json_object_set_new(s->subscriptions, uri,
                                         now_stamp ? json_string(now_stamp) : json_null());
                     pthread_mutex_unlock(&s->lock);
+                    mcp_session_save_stamp(s, db, uri, now_stamp);
                 }
                 free(now_stamp);
             }
@@ -512,17 +528,43 @@ static void check_revocations(mcp_server *srv, store *db)
     json_decref(in_use);
 }
 
-static void watcher_tick(mcp_server *srv)
+void mcp_server_on_sessions_changed(mcp_server *srv, mcp_sessions_changed_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&srv->revoke_mu);
+    srv->sessions_fn = fn;
+    srv->sessions_ctx = ctx;
+    pthread_mutex_unlock(&srv->revoke_mu);
+}
+
+static void sessions_changed(mcp_server *srv)
+{
+    pthread_mutex_lock(&srv->revoke_mu);
+    if (srv->sessions_fn)
+        srv->sessions_fn(srv->sessions_ctx);
+    pthread_mutex_unlock(&srv->revoke_mu);
+}
+
+/* One look at the database: `full` does everything, else only what the
+ * change counters say moved since the last tick. */
+static void watcher_tick(mcp_server *srv, int full)
 {
     dbmcp_error err;
     reg_versions now;
+    store_counters seen = srv->counters, counters = seen;
     store *db = store_pool_acquire(srv->catalog, &err);
     if (!db)
         return;
+    if (store_counters_read(db, &counters, &err) != 0)
+        full = 1;
     int rc = reg_versions_get(db, &now, &err);
-    refresh_settings(srv, db);
-    check_revocations(srv, db);
+    if (full || counters.settings != seen.settings)
+        refresh_settings(srv, db);
+    if (full || counters.keys != seen.keys)
+        check_revocations(srv, db);
     store_pool_release(srv->catalog, db);
+    srv->counters = counters;
+    if (full || counters.sessions != seen.sessions)
+        sessions_changed(srv);
     if (rc)
         return;
     pthread_mutex_lock(&srv->lock);
@@ -552,25 +594,62 @@ static void watcher_tick(mcp_server *srv)
     free(list);
 }
 
+static int watcher_stopping(mcp_server *srv)
+{
+    pthread_mutex_lock(&srv->lock);
+    int stop = srv->stopping;
+    pthread_mutex_unlock(&srv->lock);
+    return stop;
+}
+
+/* Sleep ms unless stopped (after a failed wait on the listener). */
+static void watcher_nap(mcp_server *srv, int ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)ms * 1000000L;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_mutex_lock(&srv->lock);
+    if (!srv->stopping)
+        pthread_cond_timedwait(&srv->stop_cond, &srv->lock, &ts);
+    pthread_mutex_unlock(&srv->lock);
+}
+
 static void *watcher_main(void *arg)
 {
     mcp_server *srv = arg;
-    pthread_mutex_lock(&srv->lock);
-    while (!srv->stopping) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (long)srv->watch_interval_ms * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&srv->stop_cond, &srv->lock, &ts);
-        if (srv->stopping)
+    double last_full = ids_monotonic_ms();
+    while (!watcher_stopping(srv)) {
+        dbmcp_error err;
+        double left = WATCH_FULL_MS - (ids_monotonic_ms() - last_full);
+        int rc = store_listener_wait(srv->changes, left > 0 ? (int)left : 0, &err);
+        if (watcher_stopping(srv))
             break;
-        pthread_mutex_unlock(&srv->lock);
-        watcher_tick(srv);
-        pthread_mutex_lock(&srv->lock);
+        if (rc < 0) {
+            log_msg(LOG_WARN, "catalog", "waiting for changes: %s", err.message);
+            watcher_nap(srv, srv->watch_interval_ms);
+        }
+        int full = rc < 0 || ids_monotonic_ms() - last_full >= WATCH_FULL_MS;
+        if (full)
+            last_full = ids_monotonic_ms();
+        watcher_tick(srv, full);
     }
-    pthread_mutex_unlock(&srv->lock);
     return NULL;
+}
+
+/* The watcher's listener, and the counters it starts from. */
+static int open_listener(mcp_server *srv, dbmcp_error *err)
+{
+    int rc = store_listener_open(srv->db_url, srv->watch_interval_ms, &srv->changes, err);
+    store *db = rc ? NULL : store_pool_acquire(srv->catalog, err);
+    if (!rc && !db)
+        rc = err->code;
+    if (db) {
+        rc = store_counters_read(db, &srv->counters, err);
+        store_pool_release(srv->catalog, db);
+    }
+    return rc;
 }
 
 void mcp_listener_close(mcp_server *srv, mcp_listener *l)
@@ -712,6 +791,8 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
     audit_config audit = {srv->audit_flush_ms, 0, srv->audit_lag_warn_ms, 0};
     if (!rc && !(srv->audit = audit_queue_create(srv->catalog, &audit)))
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the audit writer");
+    if (!rc)
+        rc = open_listener(srv, err);
     if (!rc && pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the catalog watcher");
     if (rc) {
@@ -756,8 +837,10 @@ void mcp_server_free(mcp_server *srv)
     srv->stopping = 1;
     pthread_cond_broadcast(&srv->stop_cond);
     pthread_mutex_unlock(&srv->lock);
+    store_listener_wake(srv->changes);
     if (srv->watcher_started)
         pthread_join(srv->watcher, NULL);
+    store_listener_close(srv->changes);
     audit_queue_free(srv->audit);
     pthread_mutex_lock(&srv->lock);
     drop_snapshots_locked(srv);

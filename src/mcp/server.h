@@ -165,6 +165,66 @@ void mcp_session_close_input(mcp_session *s);
 /* Cancel every request in flight on the session (client went away). */
 void mcp_session_cancel_all(mcp_session *s);
 
+/* --- sessions in the database (sessions.c) --------------------------------
+ *
+ * Replicas of one database serve each other's legacy sessions: a session
+ * persisted after its `initialize` has a row in dbmcp_sessions with what a
+ * replica needs to go on (identity, protocol, client info and capabilities,
+ * log level, initialized, subscriptions). A replica that meets an unknown
+ * Mcp-Session-Id loads it; one that holds a copy checks the row on every
+ * request (one read by primary key) and reads the state again when another
+ * replica changed it. The row is the truth: a session whose row is gone
+ * (DELETE on any replica, idle expiry, its key revoked, dropped for room)
+ * is over everywhere. Sessions that are not persisted (stdio, stateless
+ * requests, the CLI) never touch the table. */
+
+/* How the sessions of one API key are capped across replicas. */
+typedef struct mcp_session_cap {
+    int max_per_key; /* rows of one key, all replicas together */
+    /* Whether this replica uses session id now (a request running, a GET
+     * stream open): never dropped for room. Called with the database
+     * locked for writing: must not use the database. */
+    int (*busy)(void *ctx, const char *id);
+    /* Told of each session ended to make room, after the fact. */
+    void (*dropped)(void *ctx, const char *id);
+    void *ctx;
+} mcp_session_cap;
+
+/* Persist s (a legacy session whose initialize succeeded). When its key
+ * has cap->max_per_key sessions, its least recently used ones that no
+ * replica holds a GET stream of and that are not busy here are ended
+ * first; DBMCP_ETOOBIG when none can be. */
+int mcp_session_persist(mcp_session *s, const mcp_session_cap *cap, dbmcp_error *err);
+/* Load session `id` for a caller with API key key_id ("" without auth): a
+ * new session (one reference held by the caller) with the identity and
+ * state of the row, its use recorded as in mcp_session_sync.
+ * DBMCP_ENOTFOUND when there is no such session or it belongs to another
+ * key. */
+int mcp_session_load(mcp_server *srv, const char *id, const char *key_id, int touch_s,
+                     mcp_session **out, dbmcp_error *err);
+/* Check a persisted session against its row before serving it: 0 when it
+ * lives (state changed by another replica is read again; the last use is
+ * written when the row's is older than touch_s seconds), DBMCP_ENOTFOUND
+ * when it ended. 0 at once for a session that is not persisted. */
+int mcp_session_sync(mcp_session *s, int touch_s, dbmcp_error *err);
+/* This replica holds s's GET stream open: keep the row from idle expiry
+ * and from being dropped for room for `seconds` more (renew before). */
+int mcp_session_hold_stream(mcp_session *s, int seconds, dbmcp_error *err);
+/* End s on every replica (delete its row). */
+int mcp_session_end(mcp_session *s, dbmcp_error *err);
+/* End every persisted session unused for idle_s seconds whose stream
+ * lease ran out; *n (may be NULL) gets how many. */
+int mcp_sessions_expire(mcp_server *srv, int idle_s, int64_t *n, dbmcp_error *err);
+
+/* Told, on the catalog watcher's thread, when some session changed or
+ * ended in the database (any replica, plain SQL), and every few seconds
+ * besides: the transport syncs the sessions it holds open (GET streams),
+ * which get no requests to notice it by. */
+typedef void (*mcp_sessions_changed_fn)(void *ctx);
+/* Install the callback (NULL removes it; returns once a running call of
+ * the previous one has finished). */
+void mcp_server_on_sessions_changed(mcp_server *srv, mcp_sessions_changed_fn fn, void *ctx);
+
 /* --- messages ------------------------------------------------------------ */
 
 /* Handle one message. Requests return the response to send (never NULL);

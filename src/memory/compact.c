@@ -11,8 +11,10 @@
 
 #include "core/ids.h"
 #include "core/log.h"
+#include "core/replica.h"
 #include "core/textnorm.h"
 #include "memory/memory_internal.h"
+#include "store/lease.h"
 #include "store/memory_store.h"
 
 /* --- extractive summary ------------------------------------------------------------ */
@@ -196,6 +198,23 @@ char *mem_summarize(const char *const *roles, const char *const *texts, size_t n
     free(terms.counts);
     free(sents);
     return buf;
+}
+
+/* --- one replica at a time ----------------------------------------------------------- */
+
+#define COMPACT_LEASE "memory.compact"
+#define COMPACT_LEASE_S 300 /* renewed before every session and episode */
+
+/* Renew the lease before the next piece of work: 0, DBMCP_EDENIED when
+ * another replica holds it now (ours ran out), or a store error. */
+static int keep_lease(store *db, dbmcp_error *err)
+{
+    int rc = store_lease_take(db, COMPACT_LEASE, replica_id(), COMPACT_LEASE_S, NULL, 0, err);
+    if (rc < 0)
+        return rc;
+    return rc ? 0
+              : dbmcp_error_set(err, DBMCP_EDENIED,
+                                "memory compaction: another replica took the lease over");
 }
 
 /* --- step 1: expired sessions → episodes ------------------------------------------ */
@@ -391,7 +410,8 @@ static int compact_sessions(store *db, const mem_config *cfg, mem_compact_stats 
         for (size_t i = 0; i < l.n; i++) {
             double t0 = ids_monotonic_ms();
             int64_t episode = 0;
-            if ((rc = compact_session(db, &l.items[i], &episode, err)))
+            if ((rc = keep_lease(db, err)) ||
+                (rc = compact_session(db, &l.items[i], &episode, err)))
                 return rc;
             if (episode < 0) {
                 log_msg(LOG_INFO, "memory", "session %s changed while being summarised; left",
@@ -450,7 +470,7 @@ static int compact_retention(store *db, const mem_config *cfg, mem_compact_stats
             retained *r = &l.items[i];
             int64_t dropped = 0;
             ids_now_iso(now);
-            if ((rc = store_begin(db, err)))
+            if ((rc = keep_lease(db, err)) || (rc = store_begin(db, err)))
                 return rc;
             rc = mstore_episode_drop_messages(db, r->scope.user_id, r->scope.agent_id, r->episode,
                                               r->session, now, &dropped, err);
@@ -472,9 +492,14 @@ static int compact_retention(store *db, const mem_config *cfg, mem_compact_stats
 int mem_compact(store *db, const mem_config *cfg, mem_compact_stats *stats, dbmcp_error *err)
 {
     memset(stats, 0, sizeof *stats);
+    int rc = store_lease_take(db, COMPACT_LEASE, replica_id(), COMPACT_LEASE_S, stats->busy_with,
+                              sizeof stats->busy_with, err);
+    if (rc <= 0)
+        return rc; /* 0: another replica is compacting (stats->busy_with) */
+    stats->busy_with[0] = '\0';
     const char *abort_env = getenv("DBMCP_TEST_COMPACT_ABORT");
     abort_countdown = abort_env ? atoi(abort_env) : -1;
-    int rc = compact_sessions(db, cfg, stats, err);
+    rc = compact_sessions(db, cfg, stats, err);
     if (rc == 0)
         rc = compact_retention(db, cfg, stats, err);
     if (rc == 0 && (rc = store_begin(db, err)) == 0) {
@@ -489,5 +514,9 @@ int mem_compact(store *db, const mem_config *cfg, mem_compact_stats *stats, dbmc
         if (rc)
             store_rollback(db);
     }
+    dbmcp_error rerr;
+    if (store_lease_release(db, COMPACT_LEASE, replica_id(), &rerr) != 0)
+        log_msg(LOG_WARN, "memory", "compaction lease not released (it runs out in %d s): %s",
+                COMPACT_LEASE_S, rerr.message);
     return rc;
 }

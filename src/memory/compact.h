@@ -27,6 +27,12 @@
  *      memory.knowledge_retention_s > 0, closed longer than that ago) are
  *      deleted. One transaction.
  *
+ * Replicas sharing a database compact one at a time: mem_compact holds the
+ * lease "memory.compact" (store/lease.h) while it works, renewing it before
+ * every session and episode, and does nothing when another replica holds
+ * it (stats->busy_with names that one). A holder on this machine that
+ * crashed does not block the next run.
+ *
  * The environment variable DBMCP_TEST_COMPACT_ABORT=N (tests only) aborts
  * the process inside the transaction of the N-th session of step 1, to
  * prove crash safety.
@@ -47,6 +53,7 @@ typedef struct mem_compact_stats {
     int64_t episodes_compacted; /* episodes whose raw messages were dropped */
     int64_t messages_dropped;
     int64_t knowledge_pruned; /* closed versions deleted */
+    char busy_with[128];      /* not "": nothing done, this replica is compacting */
 } mem_compact_stats;
 
 /* An abstractive summariser of a session's messages (texts[i] by

@@ -70,6 +70,7 @@ void mem_config_default(mem_config *c)
     c->max_results = 50;
     c->job_max_attempts = 8;
     c->job_backoff_s = 5;
+    c->job_lease_s = 300;
     c->vector_refresh_s = 10;
 }
 
@@ -114,6 +115,7 @@ static int config_row(void *ctx, store_stmt *row)
         {"max_results", offsetof(mem_config, max_results), 1, 200},
         {"job_max_attempts", offsetof(mem_config, job_max_attempts), 1, 100},
         {"job_backoff_s", offsetof(mem_config, job_backoff_s), 0, 86400},
+        {"job_lease_s", offsetof(mem_config, job_lease_s), 1, 86400},
     };
     static const struct {
         const char *name;
@@ -294,18 +296,9 @@ void mem_log(store *db, const mem_scope *scope, const char *operation, const cha
         log_msg(LOG_WARN, "memory", "memory log row not written: %s", err.message);
 }
 
-static void iso_minus(double seconds, char out[32])
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    double t = (double)ts.tv_sec + ts.tv_nsec / 1e9 - seconds;
-    time_t secs = (time_t)t;
-    format_iso(secs, (int)((t - (double)secs) * 1000), out);
-}
-
 void mem_time_ago(double seconds, char out[32])
 {
-    iso_minus(seconds, out);
+    ids_iso_from_now(-seconds, out);
 }
 
 int mem_check_metadata(const char *text, dbmcp_error *err)

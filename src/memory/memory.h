@@ -96,6 +96,9 @@ typedef struct mem_config {
     long max_results;             /* memory.max_results (50): cap of every search */
     long job_max_attempts;        /* memory.job_max_attempts (8) */
     long job_backoff_s;           /* memory.job_backoff_s (5): first retry delay, doubles */
+    long job_lease_s;             /* memory.job_lease_s (300): how long a replica's claim on
+                                     a batch of jobs lasts; a dead replica's jobs are taken
+                                     again after it */
     double vector_refresh_s;      /* memory.vector_refresh_s (10): how often new vectors are
                                      published to searches (each publication rebuilds the index) */
 } mem_config;

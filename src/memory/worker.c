@@ -13,6 +13,7 @@
 
 #include "core/ids.h"
 #include "core/log.h"
+#include "core/replica.h"
 #include "memory/compact.h"
 #include "search/content_words.h"
 #include "memory/recall.h"
@@ -58,7 +59,7 @@ static void batch_free(job_batch *b)
     b->n = 0;
 }
 
-/* Record a failed attempt for every job of the batch. */
+/* Record a failed attempt for every job of the batch, releasing its claim. */
 static int batch_failed(store *db, const mem_config *cfg, job_batch *b, const char *why,
                         dbmcp_error *err)
 {
@@ -75,7 +76,7 @@ static int batch_failed(store *db, const mem_config *cfg, job_batch *b, const ch
             snprintf(next, sizeof next, "9999-12-31T00:00:00.000Z"); /* given up */
         else
             mem_time_ago(-delay, next);
-        int rc = mstore_job_fail(db, j->item_id, attempts, next, why, err);
+        int rc = mstore_job_fail(db, j->item_id, replica_id(), attempts, next, why, err);
         if (rc)
             return rc;
     }
@@ -107,22 +108,37 @@ static int run_batch(store *db, const mem_config *cfg, embedder *emb, job_batch 
     const char *model = embedder_model(emb);
     /* One transaction per batch. The vectors become visible to searches
      * with mem_jobs_publish (a search after a version bump rebuilds the
-     * cached index of every vector of the model). */
+     * cached index of every vector of the model). A job whose claim ran out
+     * and went to another replica is left to that one; each completion is
+     * logged with it, in the same transaction. */
     if ((rc = store_begin(db, err))) {
         free(vecs);
         return rc;
     }
+    int completed = 0;
     for (size_t i = 0; i < b->n && rc == 0; i++) {
         job *j = &b->items[i];
-        rc = mstore_job_complete(db, j->item_id, j->user_id, j->agent_id, model, dim,
+        rc = mstore_job_complete(db, j->item_id, replica_id(), j->user_id, j->agent_id, model, dim,
                                  vecs + i * (size_t)dim, now, err);
+        if (rc == DBMCP_ENOTFOUND) {
+            rc = 0;
+            continue;
+        }
+        char target[24];
+        snprintf(target, sizeof target, "%lld", (long long)j->item_id);
+        if (rc == 0)
+            rc = mstore_log_insert(db, j->user_id, j->agent_id, "embed", target, 1, 0, now, err);
+        completed++;
     }
     if (rc == 0)
         rc = store_commit(db, err);
     if (rc)
         store_rollback(db);
     else
-        *done += (int)b->n;
+        *done += completed;
+    if (rc == 0 && completed < (int)b->n)
+        log_msg(LOG_INFO, "memory", "%zu embedding jobs were taken over by another replica",
+                b->n - (size_t)completed);
     free(vecs);
     return rc;
 }
@@ -135,11 +151,12 @@ int mem_jobs_run(store *db, const mem_config *cfg, int limit, int *done, int *fa
     if (!emb)
         return err->code;
     while (rc == 0 && (limit <= 0 || d + f < limit)) {
-        char now[32];
+        char now[32], until[32];
         ids_now_iso(now);
+        ids_iso_from_now((double)cfg->job_lease_s, until);
         job_batch b = {0};
         int want = limit > 0 && limit - d - f < JOB_BATCH ? limit - d - f : JOB_BATCH;
-        rc = mstore_jobs_due_all_scopes(db, now, want, read_job, &b, err);
+        rc = mstore_jobs_claim(db, replica_id(), now, until, want, read_job, &b, err);
         if (rc == 0 && b.n == 0) {
             batch_free(&b);
             break;

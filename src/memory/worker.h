@@ -4,10 +4,15 @@
  *
  * Embedding jobs live in dbmcp_mem_jobs (one row per item still to embed),
  * written in the same transaction as the item, so a job survives a crash
- * or restart. mem_jobs_run takes due jobs (next_attempt_at <= now) of every
- * scope in batches, embeds their texts with the shared embedder
- * (recall.h: mem_embedder) and stores the vectors while deleting their
- * jobs, one transaction per batch. A failed batch is retried with exponential backoff
+ * or restart. mem_jobs_run claims due jobs (next_attempt_at <= now) of every
+ * scope in batches for this replica (core/replica.h) for memory.job_lease_s,
+ * embeds their texts with the shared embedder (recall.h: mem_embedder) and
+ * stores the vectors while deleting their jobs, one transaction per batch.
+ * Replicas sharing the database never take the same job while a claim
+ * lasts; a job whose claimer died is claimed again when the claim ran out,
+ * and a job is completed (and logged as "embed" in dbmcp_memory_log) only
+ * by the replica still holding its claim, so exactly once. A failed batch
+ * is retried with exponential backoff
  * (memory.job_backoff_s doubling per attempt, at most one hour); after
  * memory.job_max_attempts the job stays, with its last error, for
  * `dbmcp memory jobs` to show, and is no longer retried automatically.

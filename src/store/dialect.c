@@ -96,6 +96,12 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
                                     "SELECT rowid, bm25(%1$s), dbmcp_coverage(%1$s, :n)"
                                     " FROM %1$s WHERE %1$s MATCH :q ORDER BY 2, 1",
                                     NULL},
+    /* SQLite runs one writer at a time: BEGIN IMMEDIATE is the lock, and the
+     * statement only has to be harmless. */
+    [DIALECT_SESSION_KEY_LOCK] = {"session key lock", "SELECT 1",
+                                  "SELECT pg_advisory_xact_lock(hashtextextended("
+                                  "'dbmcp_sessions ' || CAST(:k AS text), 0))"},
+    [DIALECT_SKIP_LOCKED] = {"skip locked", "", " FOR UPDATE SKIP LOCKED"},
 };
 
 static int is_postgres(const store *db)

@@ -44,6 +44,11 @@ typedef enum dialect_fragment {
     DIALECT_MEMORY_FTS_INDEX,   /* (): index memory item :id with text :text */
     DIALECT_MEMORY_FTS_UNINDEX, /* (where): remove items i WHERE <where> from the index */
     DIALECT_FTS_KEYWORD_SEARCH, /* (table): rows (id, score) matching :q, best first */
+    DIALECT_SESSION_KEY_LOCK,   /* (): in a transaction, wait for others creating a session of
+                                   API key :k (SQLite: the write lock already serialises) */
+    /* Clauses ---------------------------------------------------------------------- */
+    DIALECT_SKIP_LOCKED, /* (): after a subquery's LIMIT: lock the rows it picks, passing
+                            over rows other transactions locked (SQLite: nothing) */
     DIALECT_FRAGMENT_COUNT
 } dialect_fragment;
 

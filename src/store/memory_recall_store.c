@@ -2,7 +2,8 @@
  * memory_recall_store.c — the SQL behind memory recall, the embedding job
  * queue and compaction (see memory_store.h): FTS5 keyword candidates,
  * vector loading for the in-memory index, per-item hit details, job
- * claiming/completion with backoff, and the compaction queries.
+ * claims (one replica per job), completion with backoff, and the
+ * compaction queries.
  */
 #include "store/memory_store.h"
 
@@ -199,39 +200,68 @@ int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
 
 /* --- embedding jobs ----------------------------------------------------------------- */
 
-int mstore_jobs_due_all_scopes(store *db, const char *now, int limit, mstore_row_fn fn, void *ctx,
-                               dbmcp_error *err)
+int mstore_jobs_claim(store *db, const char *claimer, const char *now, const char *until, int limit,
+                      mstore_row_fn fn, void *ctx, dbmcp_error *err)
+{
+    char sql[1024], skip[64];
+    int rc = dialect_format(db, DIALECT_SKIP_LOCKED, skip, sizeof skip, err);
+    if (rc)
+        return rc;
+    int n = snprintf(sql, sizeof sql,
+                     "UPDATE dbmcp_mem_jobs SET claimed_by = :c, claimed_until = :until"
+                     " WHERE item_id IN (SELECT item_id FROM dbmcp_mem_jobs"
+                     " WHERE next_attempt_at <= :now"
+                     " AND (claimed_until IS NULL OR claimed_until < :now)"
+                     " ORDER BY next_attempt_at, item_id LIMIT :lim%s)"
+                     " RETURNING item_id, user_id, agent_id,"
+                     " (SELECT i.text FROM dbmcp_mem_items i WHERE i.id = item_id), attempts",
+                     skip);
+    if (n < 0 || (size_t)n >= sizeof sql)
+        return dbmcp_error_set(err, DBMCP_EINTERNAL, "job claim: statement too long");
+    if ((rc = store_begin(db, err)))
+        return rc;
+    store_stmt *st;
+    if ((rc = store_prepare(db, sql, &st, err)) == 0) {
+        store_bind_text(st, ":c", claimer);
+        store_bind_text(st, ":until", until);
+        store_bind_text(st, ":now", now);
+        store_bind_int(st, ":lim", limit);
+        rc = mstore_each(st, fn, ctx, NULL, err);
+    }
+    if (rc == 0)
+        rc = store_commit(db, err);
+    if (rc)
+        store_rollback(db);
+    return rc;
+}
+
+int mstore_job_complete(store *db, int64_t item_id, const char *claimer, const char *u,
+                        const char *a, const char *model, int dim, const float *vec,
+                        const char *now, dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "SELECT j.item_id, j.user_id, j.agent_id, i.text, j.attempts FROM"
-                           " dbmcp_mem_jobs j JOIN dbmcp_mem_items i ON i.id = j.item_id"
-                           " WHERE j.next_attempt_at <= :now ORDER BY j.next_attempt_at,"
-                           " j.item_id LIMIT :lim",
+    int rc = store_prepare(db, "DELETE FROM dbmcp_mem_jobs WHERE item_id = :id AND claimed_by = :c",
                            &st, err);
     if (rc)
         return rc;
-    store_bind_text(st, ":now", now);
-    store_bind_int(st, ":lim", limit);
-    return mstore_each(st, fn, ctx, NULL, err);
-}
-
-int mstore_job_complete(store *db, int64_t item_id, const char *u, const char *a, const char *model,
-                        int dim, const float *vec, const char *now, dbmcp_error *err)
-{
-    store_stmt *st;
+    store_bind_int(st, ":id", item_id);
+    store_bind_text(st, ":c", claimer);
+    if ((rc = mstore_run(st, err)))
+        return rc;
+    if (store_changes(db) == 0)
+        return DBMCP_ENOTFOUND;
     /* The item may have been dropped meanwhile (compaction): then the
-     * INSERT … SELECT adds nothing and the job row is gone already. */
-    int rc = mstore_prepare_scoped(db,
-                                   "INSERT INTO dbmcp_mem_vectors (item_id, user_id, agent_id,"
-                                   " model, dim, vec, created_at) SELECT id, user_id, agent_id,"
-                                   " :model, :dim, :vec, :now FROM dbmcp_mem_items WHERE"
-                                   " id = :id AND user_id = :u AND agent_id = :a"
-                                   " ON CONFLICT (item_id, model) DO UPDATE SET"
-                                   " user_id = excluded.user_id, agent_id = excluded.agent_id,"
-                                   " dim = excluded.dim, vec = excluded.vec,"
-                                   " created_at = excluded.created_at",
-                                   u, a, &st, err);
+     * INSERT … SELECT adds nothing. */
+    rc = mstore_prepare_scoped(db,
+                               "INSERT INTO dbmcp_mem_vectors (item_id, user_id, agent_id,"
+                               " model, dim, vec, created_at) SELECT id, user_id, agent_id,"
+                               " :model, :dim, :vec, :now FROM dbmcp_mem_items WHERE"
+                               " id = :id AND user_id = :u AND agent_id = :a"
+                               " ON CONFLICT (item_id, model) DO UPDATE SET"
+                               " user_id = excluded.user_id, agent_id = excluded.agent_id,"
+                               " dim = excluded.dim, vec = excluded.vec,"
+                               " created_at = excluded.created_at",
+                               u, a, &st, err);
     if (rc)
         return rc;
     store_bind_int(st, ":id", item_id);
@@ -239,11 +269,6 @@ int mstore_job_complete(store *db, int64_t item_id, const char *u, const char *a
     store_bind_int(st, ":dim", dim);
     store_bind_blob(st, ":vec", vec, (size_t)dim * sizeof(float));
     store_bind_text(st, ":now", now);
-    if ((rc = mstore_run(st, err)))
-        return rc;
-    if ((rc = store_prepare(db, "DELETE FROM dbmcp_mem_jobs WHERE item_id = :id", &st, err)))
-        return rc;
-    store_bind_int(st, ":id", item_id);
     return mstore_run(st, err);
 }
 
@@ -252,13 +277,14 @@ int mstore_vectors_changed(store *db, dbmcp_error *err)
     return search_index_bump(db, MSTORE_VERSION_KEY, err);
 }
 
-int mstore_job_fail(store *db, int64_t item_id, int attempts, const char *next_at,
-                    const char *error, dbmcp_error *err)
+int mstore_job_fail(store *db, int64_t item_id, const char *claimer, int attempts,
+                    const char *next_at, const char *error, dbmcp_error *err)
 {
     store_stmt *st;
     int rc = store_prepare(db,
                            "UPDATE dbmcp_mem_jobs SET attempts = :n, next_attempt_at = :next,"
-                           " last_error = substr(:e, 1, 500) WHERE item_id = :id",
+                           " last_error = substr(:e, 1, 500), claimed_by = NULL,"
+                           " claimed_until = NULL WHERE item_id = :id AND claimed_by = :c",
                            &st, err);
     if (rc)
         return rc;
@@ -266,6 +292,7 @@ int mstore_job_fail(store *db, int64_t item_id, int attempts, const char *next_a
     store_bind_text(st, ":next", next_at);
     store_bind_text(st, ":e", error);
     store_bind_int(st, ":id", item_id);
+    store_bind_text(st, ":c", claimer);
     return mstore_run(st, err);
 }
 
@@ -298,7 +325,8 @@ int mstore_jobs_list_all_scopes(store *db, int limit, mstore_row_fn fn, void *ct
     store_stmt *st;
     int rc = store_prepare(db,
                            "SELECT j.item_id, j.user_id, j.agent_id, j.attempts,"
-                           " j.next_attempt_at, j.last_error, i.tier FROM dbmcp_mem_jobs j JOIN"
+                           " j.next_attempt_at, j.last_error, i.tier, j.claimed_by,"
+                           " j.claimed_until FROM dbmcp_mem_jobs j JOIN"
                            " dbmcp_mem_items i ON i.id = j.item_id ORDER BY j.next_attempt_at,"
                            " j.item_id LIMIT :lim",
                            &st, err);

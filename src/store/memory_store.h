@@ -205,25 +205,36 @@ int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
 
 /* --- embedding jobs ------------------------------------------------------------ */
 
-/* Due jobs of every scope (next_attempt_at <= now), oldest first.
+/* Claim at most `limit` due jobs of every scope (next_attempt_at <= now,
+ * the oldest first) that no claim holds (claimed_until NULL or before
+ * now) for `claimer` (a replica id) until `until`, in one transaction of
+ * its own: replicas sharing the database never get the same job while a
+ * claim lasts, and the jobs of a claimer that died are claimed again once
+ * its claim ran out. fn gets each claimed job, in no particular order.
  * Columns: 0 item_id, 1 user_id, 2 agent_id, 3 text, 4 attempts. */
-int mstore_jobs_due_all_scopes(store *db, const char *now, int limit, mstore_row_fn fn, void *ctx,
-                               dbmcp_error *err);
-/* Store the vector and delete the job (inside the caller's transaction;
- * call mstore_vectors_changed once in it as well). */
-int mstore_job_complete(store *db, int64_t item_id, const char *u, const char *a, const char *model,
-                        int dim, const float *vec, const char *now, dbmcp_error *err);
+int mstore_jobs_claim(store *db, const char *claimer, const char *now, const char *until, int limit,
+                      mstore_row_fn fn, void *ctx, dbmcp_error *err);
+/* Delete the job if `claimer` still holds its claim and store the vector
+ * (inside the caller's transaction; call mstore_vectors_changed once in it
+ * as well). DBMCP_ENOTFOUND, nothing written, when the claim was lost
+ * (it ran out and another replica took the job, or the item is gone):
+ * each job is completed exactly once. */
+int mstore_job_complete(store *db, int64_t item_id, const char *claimer, const char *u,
+                        const char *a, const char *model, int dim, const float *vec,
+                        const char *now, dbmcp_error *err);
 /* Bump the memory corpus version: cached vector indexes are stale. */
 int mstore_vectors_changed(store *db, dbmcp_error *err);
-/* Record a failed attempt. */
-int mstore_job_fail(store *db, int64_t item_id, int attempts, const char *next_at,
-                    const char *error, dbmcp_error *err);
+/* Record a failed attempt and release the claim (nothing when `claimer`
+ * no longer holds it). */
+int mstore_job_fail(store *db, int64_t item_id, const char *claimer, int attempts,
+                    const char *next_at, const char *error, dbmcp_error *err);
 /* Pending jobs (u NULL: all scopes), those past their first attempt, and
  * vectors stored. */
 int mstore_jobs_stats(store *db, const char *u, const char *a, int64_t *pending, int64_t *retrying,
                       int64_t *vectors, dbmcp_error *err);
 /* Jobs for `dbmcp memory jobs`. Columns: 0 item_id, 1 user_id, 2 agent_id,
- * 3 attempts, 4 next_attempt_at, 5 last_error, 6 tier. */
+ * 3 attempts, 4 next_attempt_at, 5 last_error, 6 tier, 7 claimed_by, 8
+ * claimed_until. */
 int mstore_jobs_list_all_scopes(store *db, int limit, mstore_row_fn fn, void *ctx,
                                 dbmcp_error *err);
 

@@ -16,9 +16,13 @@
  * the sink. It holds a queue of encoded SSE bytes under a mutex plus two
  * flags: `ended` (no more output; finish after draining) and `gone` (the
  * peer left or stopped reading; drop everything). Legacy sessions live in
- * a table of http_session entries; a session's sink points at its entry,
- * which forwards to whichever GET stream is open, so opening, replacing
- * and closing GET streams never has to touch the server's sink.
+ * the database (mcp/server.h, "sessions in the database"), so that any
+ * replica serves them; this process keeps the ones it serves in a table of
+ * http_session entries, a cache: an unknown Mcp-Session-Id is loaded from
+ * the database, a known one is checked against its row on every request,
+ * and dropping an entry ends nothing but the copy. A session's sink points
+ * at its entry, which forwards to whichever GET stream is open, so opening,
+ * replacing and closing GET streams never has to touch the server's sink.
  *
  * Lock order: entry sink_mu → stream mu. The daemon's mu and table_mu are
  * never held while taking another lock of this file.
@@ -60,6 +64,7 @@
 #define HTTP_DRAIN_S 10.0       /* shutdown: time in-flight requests get before cancel */
 #define HTTP_STREAM_DRAIN_S 3.0 /* shutdown: time streams get to flush their last bytes */
 #define HTTP_SWEEP_S 5.0        /* how often idle sessions are expired */
+#define HTTP_STREAM_LEASE_S 15  /* a GET stream keeps its session this long per renewal */
 #define HTTP_THREAD_STACK ((size_t)1024 * 1024)
 #define HTTP_FD_RESERVE 256 /* descriptors kept for the database, logs and pipes */
 #define HTTP_SSE_BLOCK 16384
@@ -159,9 +164,10 @@ struct http_daemon {
     key_load *loads;     /* calls per API key, for the keys with calls running */
     size_t nloads, loads_cap;
     pthread_mutex_t table_mu;
-    http_session *sessions;
+    http_session *sessions; /* the sessions this process serves (a cache of the database's) */
     size_t nsessions;
-    unsigned long evicted; /* idle sessions dropped to make room; guarded by table_mu */
+    unsigned long evicted; /* idle copies dropped to make room; guarded by table_mu */
+    unsigned long dropped; /* sessions ended for their key's room; guarded by table_mu */
 };
 
 /* Per-request state handed to libmicrohttpd as con_cls. */
@@ -908,61 +914,70 @@ static void entry_free(http_session *e)
 
 static void table_remove(http_daemon *hd, http_session *e);
 
-/* Whether a session of `key` fits; when not, the session to drop for it:
- * the least recently used idle one of that key when the key has its
- * max_sessions_per_key, else (the table is full) of any key. An entry is
- * idle when only the table holds it (no request running, no GET stream).
- * Returns the victim with a reference, or NULL (then *room says whether
- * the new session fits; *key_full says which limit it met). */
-static http_session *table_victim_locked(http_daemon *hd, const char *key, int *room, int *key_full)
+/* Whether one more entry fits; when not, the entry to drop for it: the
+ * least recently used idle one. An entry is idle when only the table
+ * holds it (no request running, no GET stream). Dropping a copy ends
+ * nothing (the session lives on in the database and is loaded again when
+ * used). Returns the victim with a reference, or NULL (then *room says
+ * whether the new entry fits). */
+static http_session *table_victim_locked(http_daemon *hd, int *room)
 {
-    size_t of_key = 0;
-    http_session *oldest_of_key = NULL, *oldest = NULL;
-    for (http_session *e = hd->sessions; e; e = e->next) {
-        int mine = strcmp(e->key_id, key) == 0;
-        of_key += (size_t)mine;
-        if (e->refs != 1)
-            continue;
-        if (mine && (!oldest_of_key || e->last_used < oldest_of_key->last_used))
-            oldest_of_key = e;
-        if (!oldest || e->last_used < oldest->last_used)
+    http_session *oldest = NULL;
+    for (http_session *e = hd->sessions; e; e = e->next)
+        if (e->refs == 1 && (!oldest || e->last_used < oldest->last_used))
             oldest = e;
-    }
-    *key_full = of_key >= (size_t)hd->lim.max_sessions_per_key;
-    *room = !*key_full && hd->nsessions < (size_t)hd->lim.max_sessions;
-    http_session *victim = *room ? NULL : *key_full ? oldest_of_key : oldest;
+    *room = hd->nsessions < (size_t)hd->lim.max_sessions;
+    http_session *victim = *room ? NULL : oldest;
     if (victim)
         victim->refs++;
     return victim;
 }
 
-/* Register an initialized session, dropping idle sessions to make room
- * (see table_victim_locked). Returns the entry with a reference for the
- * caller (release with table_release), or NULL with *key_full set when
- * nothing could be dropped. */
-static http_session *table_add(http_daemon *hd, mcp_session *s, const mcp_identity *who,
-                               int *key_full)
+/* An entry of s's id already in the table (a reference), or NULL. */
+static http_session *table_lookup_locked(http_daemon *hd, const char *id, size_t n)
 {
-    const char *id = mcp_session_id(s);
+    for (http_session *e = hd->sessions; e; e = e->next)
+        if (e->id_len == n && sodium_memcmp(e->id, id, n) == 0)
+            return e;
+    return NULL;
+}
+
+/* Enter session s, persisted or loaded, into the table, dropping idle
+ * copies to make room. Returns the entry with a reference for the caller
+ * (release with table_release), or NULL when every entry is in use. When
+ * another thread entered the same session first, returns that entry and
+ * replaces *s by a reference to its session (s's reference is dropped). */
+static http_session *table_add(http_daemon *hd, mcp_session **s)
+{
+    const char *id = mcp_session_id(*s);
     http_session *e = calloc(1, sizeof *e);
-    *key_full = 0;
     if (!e || !id || !(e->id = strdup(id))) {
         free(e);
         return NULL;
     }
     e->id_len = strlen(e->id);
-    snprintf(e->key_id, sizeof e->key_id, "%s", who->key_id);
+    snprintf(e->key_id, sizeof e->key_id, "%s", mcp_session_identity(*s)->key_id);
     pthread_mutex_init(&e->sink_mu, NULL);
     e->refs = 2;
     e->in_table = 1;
     e->last_used = now_s();
-    /* a few rounds: another initialize may take the room just made */
+    /* a few rounds: another request may take the room just made */
     for (int round = 0; round < 8; round++) {
         int room;
         pthread_mutex_lock(&hd->table_mu);
-        http_session *victim = table_victim_locked(hd, e->key_id, &room, key_full);
+        http_session *twin = table_lookup_locked(hd, e->id, e->id_len);
+        if (twin) {
+            twin->refs++;
+            twin->last_used = now_s();
+            mcp_session_unref(*s);
+            *s = mcp_session_ref(twin->session);
+            pthread_mutex_unlock(&hd->table_mu);
+            entry_free(e);
+            return twin;
+        }
+        http_session *victim = table_victim_locked(hd, &room);
         if (room) {
-            e->session = mcp_session_ref(s);
+            e->session = mcp_session_ref(*s);
             e->next = hd->sessions;
             hd->sessions = e;
             hd->nsessions++;
@@ -971,7 +986,7 @@ static http_session *table_add(http_daemon *hd, mcp_session *s, const mcp_identi
         }
         pthread_mutex_unlock(&hd->table_mu);
         if (room) {
-            mcp_session_set_sink(s, (mcp_sink){entry_sink_send, e});
+            mcp_session_set_sink(*s, (mcp_sink){entry_sink_send, e});
             return e;
         }
         if (!victim)
@@ -987,14 +1002,8 @@ static http_session *table_add(http_daemon *hd, mcp_session *s, const mcp_identi
  * and sets *s to a new session reference. */
 static http_session *table_find(http_daemon *hd, const char *id, size_t n, mcp_session **s)
 {
-    http_session *found = NULL;
     pthread_mutex_lock(&hd->table_mu);
-    for (http_session *e = hd->sessions; e; e = e->next) {
-        if (e->id_len == n && sodium_memcmp(e->id, id, n) == 0) {
-            found = e;
-            break;
-        }
-    }
+    http_session *found = table_lookup_locked(hd, id, n);
     if (found) {
         found->refs++;
         found->last_used = now_s();
@@ -1014,8 +1023,9 @@ static void table_release(http_daemon *hd, http_session *e)
         entry_free(e);
 }
 
-/* End a session: unlink it, detach its sink, end its GET stream and drop
- * the table's references. Requests still running keep their own. */
+/* Forget a session here: unlink it, detach its sink, end its GET stream
+ * and drop the table's references. Requests still running keep their own.
+ * The session itself ends only with its row (mcp_session_end). */
 static void table_remove(http_daemon *hd, http_session *e)
 {
     mcp_session *s = NULL;
@@ -1062,7 +1072,9 @@ static http_session *table_pick(http_daemon *hd, double max_idle, const char *ke
     return pick;
 }
 
-/* Drop sessions idle longer than lim.session_idle_s (none in use expires). */
+/* Drop copies idle here longer than lim.session_idle_s (none in use
+ * expires); the database ends sessions idle on every replica
+ * (sessions_sweep). */
 static void table_expire(http_daemon *hd)
 {
     http_session *e;
@@ -1079,6 +1091,124 @@ static void table_clear(http_daemon *hd)
         table_remove(hd, e);
         table_release(hd, e);
     }
+}
+
+/* --- the table and the database ------------------------------------------ */
+
+/* How long a session's last use may be old in its row before a request
+ * writes it again: often enough for idle expiry, rarely enough that
+ * requests do not queue behind the database's writer. */
+static int touch_interval_s(const http_daemon *hd)
+{
+    int t = hd->lim.session_idle_s / 10;
+    return t < 1 ? 1 : t > 30 ? 30 : t;
+}
+
+/* mcp_session_cap.busy: a request or GET stream uses session id here. */
+static int entry_busy(void *ctx, const char *id)
+{
+    http_daemon *hd = ctx;
+    pthread_mutex_lock(&hd->table_mu);
+    http_session *e = table_lookup_locked(hd, id, strlen(id));
+    int busy = e && e->refs > 1;
+    pthread_mutex_unlock(&hd->table_mu);
+    return busy;
+}
+
+/* mcp_session_cap.dropped: forget a session ended for its key's room. */
+static void entry_dropped(void *ctx, const char *id)
+{
+    http_daemon *hd = ctx;
+    pthread_mutex_lock(&hd->table_mu);
+    http_session *e = table_lookup_locked(hd, id, strlen(id));
+    if (e)
+        e->refs++;
+    hd->dropped++;
+    pthread_mutex_unlock(&hd->table_mu);
+    if (e) {
+        table_remove(hd, e);
+        table_release(hd, e);
+    }
+}
+
+/* The entries with a GET stream open, each with a reference; *n of them
+ * (a malloc'd array, NULL when none). */
+static http_session **table_streaming(http_daemon *hd, size_t *n)
+{
+    *n = 0;
+    pthread_mutex_lock(&hd->table_mu);
+    size_t all = hd->nsessions;
+    http_session **list = all ? calloc(all, sizeof *list) : NULL;
+    for (http_session *e = hd->sessions; list && e; e = e->next) {
+        e->refs++;
+        list[(*n)++] = e;
+    }
+    pthread_mutex_unlock(&hd->table_mu);
+    size_t kept = 0;
+    for (size_t i = 0; i < *n; i++) {
+        pthread_mutex_lock(&list[i]->sink_mu);
+        int streaming = list[i]->get_stream != NULL;
+        pthread_mutex_unlock(&list[i]->sink_mu);
+        if (streaming)
+            list[kept++] = list[i];
+        else
+            table_release(hd, list[i]);
+    }
+    *n = kept;
+    return list;
+}
+
+/* The session of entry e (a new reference), or NULL once it was removed. */
+static mcp_session *entry_session(http_daemon *hd, http_session *e)
+{
+    pthread_mutex_lock(&hd->table_mu);
+    mcp_session *s = e->session ? mcp_session_ref(e->session) : NULL;
+    pthread_mutex_unlock(&hd->table_mu);
+    return s;
+}
+
+/* mcp_sessions_changed_fn: a session changed or ended somewhere. Requests
+ * check their session themselves; the GET streams open here get none, so
+ * check theirs: an ended session's stream ends, a changed one's state
+ * (initialized, log level, subscriptions) is read again. */
+static void sessions_changed(void *ctx)
+{
+    http_daemon *hd = ctx;
+    size_t n;
+    http_session **list = table_streaming(hd, &n);
+    for (size_t i = 0; i < n; i++) {
+        mcp_session *s = entry_session(hd, list[i]);
+        dbmcp_error err;
+        if (s && mcp_session_sync(s, touch_interval_s(hd), &err) == DBMCP_ENOTFOUND)
+            table_remove(hd, list[i]);
+        mcp_session_unref(s);
+        table_release(hd, list[i]);
+    }
+    free(list);
+}
+
+/* Every HTTP_SWEEP_S: end the sessions idle on every replica, forget the
+ * copies idle here, and renew the leases of the GET streams open here so
+ * no replica ends or drops their sessions. */
+static void sessions_sweep(http_daemon *hd)
+{
+    dbmcp_error err;
+    int64_t ended = 0;
+    if (mcp_sessions_expire(hd->srv, hd->lim.session_idle_s, &ended, &err) != 0)
+        log_msg(LOG_WARN, "http", "idle sessions not expired: %s", err.message);
+    else if (ended)
+        log_msg(LOG_INFO, "http", "%lld idle sessions expired", (long long)ended);
+    table_expire(hd);
+    size_t n;
+    http_session **list = table_streaming(hd, &n);
+    for (size_t i = 0; i < n; i++) {
+        mcp_session *s = entry_session(hd, list[i]);
+        if (s && mcp_session_hold_stream(s, HTTP_STREAM_LEASE_S, &err) == DBMCP_ENOTFOUND)
+            table_remove(hd, list[i]);
+        mcp_session_unref(s);
+        table_release(hd, list[i]);
+    }
+    free(list);
 }
 
 /* --- workers ------------------------------------------------------------- */
@@ -1583,6 +1713,22 @@ static int looks_modern(struct MHD_Connection *c, const jsonrpc_msg *msg)
 
 /* --- legacy era ---------------------------------------------------------- */
 
+/* Persist a new session in the database within its key's cap; NULL, or
+ * why not (for a 503). */
+static const char *legacy_keep(http_daemon *hd, mcp_session **s)
+{
+    mcp_session_cap cap = {hd->lim.max_sessions_per_key, entry_busy, entry_dropped, hd};
+    dbmcp_error err;
+    int rc = mcp_session_persist(*s, &cap, &err);
+    if (rc == DBMCP_ETOOBIG)
+        return "Too many sessions in use for this API key";
+    if (rc) {
+        log_msg(LOG_WARN, "http", "session not stored: %s", err.message);
+        return "Cannot create a session";
+    }
+    return NULL;
+}
+
 /* `initialize` without a session: create one, and keep it when the
  * handshake succeeded (a result, and a negotiated protocol version). */
 static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection *c,
@@ -1603,13 +1749,16 @@ static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection 
     if (!json_object_get(resp, "result") || !mcp_session_protocol(s)[0]) {
         r = reply_json(c, MHD_HTTP_OK, resp, NULL);
     } else {
-        int key_full = 0;
-        http_session *e = table_add(hd, s, &req->who, &key_full);
-        if (!e) {
+        const char *busy = legacy_keep(hd, &s);
+        http_session *e = busy ? NULL : table_add(hd, &s);
+        if (!e && !busy) {
+            dbmcp_error err;
+            mcp_session_end(s, &err); /* no room here: it must not live on elsewhere */
+            busy = "Too many sessions in use";
+        }
+        if (busy) {
             json_decref(resp);
-            r = reply_busy(c, msg->id,
-                           key_full ? "Too many sessions in use for this API key"
-                                    : "Too many sessions in use");
+            r = reply_busy(c, msg->id, busy);
         } else {
             const char *const headers[] = {"Mcp-Session-Id", e->id, NULL};
             r = reply_json(c, MHD_HTTP_OK, resp, headers);
@@ -1621,8 +1770,48 @@ static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection 
     return r;
 }
 
+/* The entry of session sid (n bytes) for a caller with API key `key`: the
+ * copy here, checked against its row, else the session loaded from the
+ * database (another replica created it, or this copy was dropped). A
+ * reference and *s, or NULL with *gone set when the session does not
+ * exist for this key (0: the database failed). */
+static http_session *legacy_find(http_daemon *hd, const char *sid, size_t n, const char *key,
+                                 mcp_session **s, int *gone)
+{
+    char id[40];
+    dbmcp_error err;
+    *gone = 1;
+    if (n >= sizeof id)
+        return NULL; /* never one of ours */
+    memcpy(id, sid, n);
+    id[n] = '\0';
+    http_session *e = table_find(hd, sid, n, s);
+    if (e && strcmp(e->key_id, key) != 0) {
+        mcp_session_unref(*s);
+        table_release(hd, e);
+        return NULL;
+    }
+    int rc = e ? mcp_session_sync(*s, touch_interval_s(hd), &err)
+               : mcp_session_load(hd->srv, id, key, touch_interval_s(hd), s, &err);
+    if (rc == 0 && !e && !(e = table_add(hd, s)))
+        rc = dbmcp_error_set(&err, DBMCP_ETOOBIG, "no room for the session");
+    if (rc == 0)
+        return e;
+    *gone = rc == DBMCP_ENOTFOUND;
+    if (!*gone)
+        log_msg(LOG_WARN, "http", "session %.8s…: %s", id, err.message);
+    if (e && *gone)
+        table_remove(hd, e); /* ended elsewhere */
+    if (e)
+        table_release(hd, e);
+    mcp_session_unref(*s);
+    *s = NULL;
+    return NULL;
+}
+
 /* The legacy session named by Mcp-Session-Id, checked against the caller's
- * key. Replies itself (400/404) and returns NULL when there is none. */
+ * key. Replies itself (400/404, 503 when the database failed) and returns
+ * NULL when there is none. */
 static http_session *legacy_session(http_daemon *hd, struct MHD_Connection *c,
                                     const http_request *req, json_t *id, mcp_session **s,
                                     enum MHD_Result *r)
@@ -1633,14 +1822,10 @@ static http_session *legacy_session(http_daemon *hd, struct MHD_Connection *c,
         *r = reply_bad_request(c, id, "Bad Request: Mcp-Session-Id header is required");
         return NULL;
     }
-    http_session *e = table_find(hd, sid, n, s);
-    if (e && strcmp(e->key_id, req->who.key_id) != 0) {
-        mcp_session_unref(*s);
-        table_release(hd, e);
-        e = NULL;
-    }
+    int gone = 1;
+    http_session *e = legacy_find(hd, sid, n, req->who.key_id, s, &gone);
     if (!e)
-        *r = reply_no_session(c, id);
+        *r = gone ? reply_no_session(c, id) : reply_busy(c, id, "Session store unavailable");
     return e;
 }
 
@@ -1712,6 +1897,9 @@ static enum MHD_Result get_stream_open(http_daemon *hd, struct MHD_Connection *c
     http_session *e = legacy_session(hd, c, req, NULL, &s, &r);
     if (!e)
         return r;
+    dbmcp_error err;
+    if (mcp_session_hold_stream(s, HTTP_STREAM_LEASE_S, &err) != 0) /* renewed by the sweep */
+        log_msg(LOG_WARN, "http", "stream lease not written: %s", err.message);
     mcp_session_unref(s); /* the entry's sink is all the stream needs */
     http_stream *st = stream_new(hd, STREAM_GET, c);
     if (!st) {
@@ -1749,9 +1937,14 @@ static enum MHD_Result session_delete(http_daemon *hd, struct MHD_Connection *c,
     http_session *e = legacy_session(hd, c, req, NULL, &s, &r);
     if (!e)
         return r;
+    dbmcp_error err;
+    int rc = mcp_session_end(s, &err); /* on every replica */
     mcp_session_unref(s);
-    table_remove(hd, e);
+    if (rc == 0)
+        table_remove(hd, e);
     table_release(hd, e);
+    if (rc)
+        return reply_busy(c, NULL, "Session store unavailable");
     return reply(c, MHD_HTTP_NO_CONTENT, NULL, "", 0, NULL);
 }
 
@@ -2035,7 +2228,7 @@ static void wait_for_signal(http_daemon *hd, int fd)
             return;
         }
         if (now_s() >= next_sweep) {
-            table_expire(hd);
+            sessions_sweep(hd);
             next_sweep = now_s() + HTTP_SWEEP_S;
         }
     }
@@ -2254,9 +2447,10 @@ static void log_stats(http_daemon *hd)
     http_admit_stats_get(hd->admit, &st);
     log_msg(LOG_INFO, "http",
             "connections: %lu accepted, %lu waited for a slot, %lu refused (503), %lu cut "
-            "(headers %lu, body %lu, idle %lu); sessions dropped for room: %lu",
+            "(headers %lu, body %lu, idle %lu); sessions ended for their key's room: %lu,"
+            " idle copies dropped for room: %lu",
             st.accepted, st.waited, st.refused, st.cut_headers + st.cut_body + st.cut_idle,
-            st.cut_headers, st.cut_body, st.cut_idle, hd->evicted);
+            st.cut_headers, st.cut_body, st.cut_idle, hd->dropped, hd->evicted);
 }
 
 static void daemon_shutdown(http_daemon *hd)
@@ -2322,10 +2516,12 @@ int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err)
     rc = daemon_start(hd, err);
     if (rc == 0) {
         mcp_server_on_key_revoked(srv, on_key_revoked, hd);
+        mcp_server_on_sessions_changed(srv, sessions_changed, hd);
         fprintf(stderr, "listening on http://%s/mcp\n", hd->authority);
         wait_for_signal(hd, ss.pipe[0]);
         daemon_shutdown(hd);
     }
+    mcp_server_on_sessions_changed(srv, NULL, NULL);
     mcp_server_on_key_revoked(srv, NULL, NULL);
     signals_restore(&ss);
     daemon_free(hd);

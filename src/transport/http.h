@@ -15,11 +15,18 @@
  * jsonrpc_parse). Its era decides the rest:
  *   legacy (no params._meta protocol version): `initialize` creates a
  *     session whose id comes back in `Mcp-Session-Id`; every later message
- *     must carry that header. Sessions are bound to the API key that
- *     created them and expire after limits.session_idle_s without use. A
- *     key at its max_sessions_per_key (or a full table) gets room by
- *     dropping its least recently used idle session (of any key when the
- *     table is full); only when none is idle is `initialize` refused.
+ *     must carry that header. Sessions live in the database, so every
+ *     replica (each `dbmcp serve --http` on the same database, behind a
+ *     load balancer without sticky sessions) serves them, and DELETE on
+ *     any replica ends them on all. They are bound to the API key that
+ *     created them, end when it is revoked, and expire after
+ *     limits.session_idle_s without use on any replica. A key at its
+ *     max_sessions_per_key, counted over all replicas, gets room by ending
+ *     its least recently used session that no replica holds a GET stream
+ *     of and no request here uses; only when none can be is `initialize`
+ *     refused. max_sessions bounds the sessions one process keeps in
+ *     memory: past it, idle copies are dropped (those sessions live on and
+ *     are loaded again when used).
  *   modern (params._meta["io.modelcontextprotocol/protocolVersion"]):
  *     stateless; each request gets a per-request session. The headers
  *     `MCP-Protocol-Version`, `Mcp-Method` and (tools/call, prompts/get:
@@ -52,8 +59,9 @@
  *  401  no or bad bearer key; `WWW-Authenticate: Bearer
  *       resource_metadata="http://HOST:PORT/.well-known/oauth-protected-resource"`
  *  403  Origin not loopback or listed; Host not loopback on a loopback bind
- *  404  unknown path; unknown or expired session, or a session created
- *       with another key; modern method not found (-32601)
+ *  404  unknown path; unknown or expired session (ended on any replica),
+ *       or a session created with another key; modern method not found
+ *       (-32601)
  *  405  method other than GET/POST/DELETE on /mcp (Allow header); GET or
  *       DELETE with a modern MCP-Protocol-Version
  *  406  Accept allows neither application/json nor text/event-stream
@@ -64,7 +72,7 @@
  *  503  (Retry-After: 1) too many requests in flight, overall or with the
  *       caller's key; too many sessions with none idle to drop; no
  *       connection slot within wait_timeout_s, or the waiting queue full;
- *       shutting down
+ *       shutting down; the database holding the sessions failed
  *
  * Other endpoints: GET /.well-known/oauth-protected-resource[/mcp] returns
  * {"resource":"http://HOST:PORT/mcp","bearer_methods_supported":["header"],
@@ -111,9 +119,10 @@ typedef struct http_limits {
                                    also the inactivity limit while reading or writing */
     int max_in_flight;          /* requests running at once, all keys (128) */
     int max_in_flight_per_key;  /* of them with one API key (32) */
-    int max_sessions;           /* legacy sessions, all keys (10000) */
-    int max_sessions_per_key;   /* of them created with one API key (100) */
-    int session_idle_s;         /* a legacy session unused this long expires (900) */
+    int max_sessions;           /* legacy sessions this process keeps in memory (10000) */
+    int max_sessions_per_key;   /* legacy sessions of one API key, all replicas (100) */
+    int session_idle_s;         /* a legacy session unused this long on every replica
+                                   expires (900) */
 } http_limits;
 
 typedef struct http_config {
@@ -143,7 +152,8 @@ void http_limits_default(http_limits *limits);
 /* Serve until SIGTERM or SIGINT. Prints "listening on http://HOST:PORT/mcp"
  * to stderr once bound. On a signal: stop accepting, let in-flight requests
  * finish (10 s, then cancel them), end SSE streams, stop the daemon, drop
- * the sessions and call mcp_server_flush_audit. Returns 0, or DBMCP_EINVAL
+ * its copies of the sessions (they live on in the database, for another
+ * replica or this one restarted) and call mcp_server_flush_audit. Returns 0, or DBMCP_EINVAL
  * (bad bind, no_auth on a non-loopback bind, no anonymous identity) or
  * DBMCP_EIO (cannot bind) with err filled. */
 int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err);

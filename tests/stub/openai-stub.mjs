@@ -24,8 +24,12 @@
 //       "dim": 8,            // vector length (default --embed-dim or 8)
 //       "model": "stub-embed",
 //       "reverse": false,    // answer data[] in reverse order (indices stay right)
-//       "script": [ ESTEP, … ]  // consumed in order, one per embeddings request;
+//       "script": [ ESTEP, … ], // consumed in order, one per embeddings request;
 //                               // when exhausted every request succeeds
+//       "delay_on": {"contains": "TEXT", "delay_ms": N, "times": K}
+//                               // the first K requests (default: every one) with
+//                               // an input containing TEXT wait N ms first,
+//                               // whichever client sends them
 //     }
 //   }
 //
@@ -379,6 +383,12 @@ async function answerEmbeddings(req, res, body, entry) {
   entry.failures = [];
   logRequest(entry);
   if (step.delay_ms) await sleep(step.delay_ms);
+  const delayOn = embedCfg.delay_on;
+  const given = body && body.input !== undefined ? [].concat(body.input) : [];
+  if (delayOn && delayOn.times !== 0 && given.some((t) => String(t).includes(delayOn.contains))) {
+    if (delayOn.times > 0) delayOn.times--;
+    await sleep(delayOn.delay_ms);
+  }
   if (res.destroyed) return;
   if (step.status && step.status !== 200) {
     const errBody = step.body || { error: EMBED_ERRORS[step.status] || { message: 'error', type: 'error' } };

@@ -77,6 +77,9 @@ struct mcp_server {
     void *revoked_ctx;
     pthread_t watcher;
     int watcher_started;
+    double started_ms;         /* monotonic, at mcp_server_create (stats.c) */
+    double started_at;         /* unix time, likewise */
+    double catalog_changed_at; /* unix time the watcher saw versions move; guarded by lock */
 };
 
 struct mcp_session {

@@ -146,7 +146,8 @@ static int run_serve(cli_args *a)
         hc.no_auth = cli_flag(a, "no-auth") != NULL;
         long max_body = mcp_server_setting_long(srv, "http.max_body", 4L * 1024 * 1024);
         hc.max_body = max_body > 0 ? (size_t)max_body : 0;
-        if (http_limits_load(srv, &hc.limits, &err) != 0) {
+        if (http_limits_load(srv, &hc.limits, &err) != 0 ||
+            http_metrics_load(srv, &hc.metrics, &err) != 0) {
             mem_worker_stop(memory_worker);
             mcp_server_free(srv);
             return cli_usage_error(a->cmd, "%s", err.message);

@@ -34,7 +34,7 @@ static void key_hash(const char *key, size_t n, unsigned char out[32])
 }
 
 /* The secret of key mode: visible ASCII, METRICS_KEY_MIN to _MAX bytes. */
-static int load_secret(http_metrics_config *cfg, dbmcp_error *err)
+static int load_secret(http_metrics_config *cfg, const char *from, dbmcp_error *err)
 {
     const char *key = getenv(METRICS_KEY_ENV);
     size_t n = key ? strlen(key) : 0;
@@ -42,7 +42,7 @@ static int load_secret(http_metrics_config *cfg, dbmcp_error *err)
         return dbmcp_error_set(err, DBMCP_EINVAL,
                                "%s is \"key\" but %s is not set (the secret scrapers send as "
                                "Authorization: Bearer …)",
-                               METRICS_ACCESS_SETTING, METRICS_KEY_ENV);
+                               from, METRICS_KEY_ENV);
     int visible = 1;
     for (size_t i = 0; i < n; i++)
         visible &= key[i] > 0x20 && key[i] < 0x7f;
@@ -78,7 +78,7 @@ int http_metrics_load(mcp_server *srv, http_metrics_config *cfg, dbmcp_error *er
     }
     if (strcmp(v, "key") == 0) {
         cfg->access = HTTP_METRICS_KEY;
-        return load_secret(cfg, err);
+        return load_secret(cfg, from, err);
     }
     return dbmcp_error_set(err, DBMCP_EINVAL, "%s: \"%.40s\" is not loopback, key or off", from, v);
 }

@@ -198,7 +198,9 @@ const cli_command cli_cmd_serve = {
     "--no-auth. SIGTERM finishes in-flight requests and writes their audit rows.\n"
     "Once HTTP accepts connections, stderr gets one line with the bound address:\n"
     "  listening on http://HOST:PORT/mcp\n"
-    "With port 0 (`--http 127.0.0.1:0`) the system picks a free port; read it from that line.",
+    "With port 0 (`--http 127.0.0.1:0`) the system picks a free port; read it from that line.\n"
+    "GET /metrics (Prometheus text) and GET /status (JSON, `dbmcp status`) answer loopback\n"
+    "clients; the setting http.metrics (loopback, key, off) changes that.",
     0,
     0,
     serve_flags,

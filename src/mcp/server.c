@@ -43,6 +43,14 @@ const char *mcp_request_modern_version(const jsonrpc_msg *msg)
     return json_string_value(json_object_get(meta, MCP_META_PROTOCOL));
 }
 
+/* Seconds since the epoch, for the times /status reports. */
+static double unix_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* --- snapshots ------------------------------------------------------------ */
 
 static void drop_snapshots_locked(mcp_server *srv)
@@ -510,13 +518,6 @@ static void check_revocations(mcp_server *srv, store *db)
     }
     pthread_mutex_unlock(&srv->revoke_mu);
     json_decref(in_use);
-}
-
-static double unix_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void watcher_tick(mcp_server *srv)

@@ -12,8 +12,8 @@
 #include <time.h>
 
 #include "core/ids.h"
-#include "core/log.h"
 #include "core/metrics.h"
+#include "core/log.h"
 #include "memory/compact.h"
 #include "search/content_words.h"
 #include "memory/recall.h"

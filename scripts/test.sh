@@ -32,6 +32,7 @@ run_stage cli-report tests/cli/report.sh
 run_stage cli-thesaurus tests/cli/thesaurus.sh
 run_stage cli-embed-http tests/cli/embed_http.sh
 run_stage cli-hostile-http tests/cli/hostile_http.sh
+run_stage cli-metrics tests/cli/metrics.sh
 run_stage cli-hostile-audit tests/cli/hostile_audit.sh
 run_stage cli-memory tests/cli/memory.sh
 run_stage cli-replicas tests/cli/replicas.sh

@@ -92,6 +92,8 @@ void cli_set_default_embedder(const char *db_url);
 extern const cli_command cli_cmd_sql, cli_cmd_dump;
 /* A chat with the LLM orchestrator (cmd_chat.c). */
 extern const cli_command cli_cmd_chat;
+/* A running HTTP server's GET /status (cmd_status.c). */
+extern const cli_command cli_cmd_status;
 
 /* The server and the local identity as serve/call build them from --db,
  * --allowed-tools, --principal, --interface (cmd_core.c); both print the

@@ -150,7 +150,8 @@ static int run_serve(cli_args *a)
         hc.no_auth = cli_flag(a, "no-auth") != NULL;
         long max_body = mcp_server_setting_long(srv, "http.max_body", 4L * 1024 * 1024);
         hc.max_body = max_body > 0 ? (size_t)max_body : 0;
-        if (http_limits_load(srv, &hc.limits, &err) != 0) {
+        if (http_limits_load(srv, &hc.limits, &err) != 0 ||
+            http_metrics_load(srv, &hc.metrics, &err) != 0) {
             mem_worker_stop(memory_worker);
             mcp_server_free(srv);
             return cli_usage_error(a->cmd, "%s", err.message);
@@ -201,7 +202,9 @@ const cli_command cli_cmd_serve = {
     "--no-auth. SIGTERM finishes in-flight requests and writes their audit rows.\n"
     "Once HTTP accepts connections, stderr gets one line with the bound address:\n"
     "  listening on http://HOST:PORT/mcp\n"
-    "With port 0 (`--http 127.0.0.1:0`) the system picks a free port; read it from that line.",
+    "With port 0 (`--http 127.0.0.1:0`) the system picks a free port; read it from that line.\n"
+    "GET /metrics (Prometheus text) and GET /status (JSON, `dbmcp status`) answer loopback\n"
+    "clients; the setting http.metrics (loopback, key, off) changes that.",
     0,
     0,
     serve_flags,

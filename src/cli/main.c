@@ -37,6 +37,7 @@ static const cli_command *const core_commands[] = {
     &cli_cmd_reembed,
     &cli_cmd_sql,
     &cli_cmd_dump,
+    &cli_cmd_status,
     NULL,
 };
 

@@ -17,6 +17,7 @@
 #include "core/curl_lib.h"
 #include "core/ids.h"
 #include "core/jsonutil.h"
+#include "core/metrics.h"
 #include "llm/internal.h"
 
 static void real_sleep(long ms)
@@ -317,5 +318,9 @@ int llm_chat(const llm_config *cfg, const llm_request *req, llm_response *out, l
     err->attempts = attempts;
     if (rc)
         llm_error_finish(err);
+    /* labelled with the configured model (the answer's may be anything) */
+    metrics_llm_call(llm_provider_name(cfg->provider),
+                     cfg->model[0] ? cfg->model : cfg->azure_deployment, rc ? 0 : out->tokens_in,
+                     rc ? 0 : out->tokens_out, attempts > 1 ? attempts - 1 : 0, rc != 0);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "core/jsonschema.h"
 #include "core/jsonutil.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "core/text_safe.h"
 #include "mcp/internal.h"
 #include "mcp/query_caps.h"
@@ -429,12 +430,24 @@ static void run_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const r
     tool_output_free(&out);
 }
 
+/* Count a finished call in the metrics under the catalog's name of the
+ * tool — NULL when the caller's catalog holds none: the name the caller
+ * sent never becomes a label. */
+static void count_call(const mcp_session *s, const mcp_call_ctx *ctx, const char *tool, int failed,
+                       double start_ms)
+{
+    metrics_tool_call_end(tool ? tool : METRICS_UNKNOWN_TOOL, s->who.interface,
+                          ctx && ctx->transport ? ctx->transport : s->transport, failed,
+                          (ids_monotonic_ms() - start_ms) / 1000.0);
+}
+
 json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
                                const catalog_snapshot *snap, const jsonrpc_msg *msg, int *rpc_code,
                                char *rpc_message, size_t rpc_message_size, json_t **rpc_data,
                                inflight *flight)
 {
     double start = ids_monotonic_ms();
+    metrics_tool_call_begin();
     char call_id[37];
     ids_uuid(call_id);
     const char *name = json_get_str(msg->params, "name");
@@ -456,6 +469,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
         mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error", DBMCP_ENOTFOUND,
                          text, 0, -1, NULL, 0);
+        count_call(s, ctx, tool ? tool->name : NULL, 1, start);
         return NULL;
     }
 
@@ -490,6 +504,7 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         o.result = error_result(MCP_AUDIT_WITHHELD, call_id);
         json_object_set_new(o.result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
     }
+    count_call(s, ctx, tool->name, !o.result || audited != 0 || strcmp(o.status, "ok") != 0, start);
     free(state_plain);
     json_decref(args);
     return o.result;

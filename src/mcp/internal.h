@@ -63,6 +63,9 @@ struct mcp_server {
     query_caps *caps;            /* agent queries running, in all and per caller */
     unsigned char state_key[32]; /* HMAC key for requestState */
     json_t *server_info;         /* {name, version, title} */
+    double started_ms;           /* monotonic, at mcp_server_create (stats.c) */
+    double started_at;           /* unix time, likewise */
+    double catalog_changed_at;   /* unix time the watcher saw versions move; guarded by lock */
 
     pthread_mutex_t lock; /* guards everything below */
     snapshot_slot snaps[MCP_MAX_SNAPSHOTS];

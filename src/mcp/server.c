@@ -50,6 +50,14 @@ const char *mcp_request_modern_version(const jsonrpc_msg *msg)
     return json_string_value(json_object_get(meta, MCP_META_PROTOCOL));
 }
 
+/* Seconds since the epoch, for the times /status reports. */
+static double unix_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* --- snapshots ------------------------------------------------------------ */
 
 static void drop_snapshots_locked(mcp_server *srv)
@@ -574,6 +582,7 @@ static void watcher_tick(mcp_server *srv, int full)
     }
     reg_versions old = srv->versions;
     srv->versions = now;
+    srv->catalog_changed_at = unix_now();
     drop_snapshots_locked(srv);
     notify_listeners(srv, old.tools != now.tools, old.prompts != now.prompts,
                      old.resources != now.resources);
@@ -762,6 +771,8 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
     pthread_mutex_init(&srv->lock, NULL);
     pthread_cond_init(&srv->stop_cond, NULL);
     pthread_mutex_init(&srv->revoke_mu, NULL);
+    srv->started_ms = ids_monotonic_ms();
+    srv->started_at = unix_now();
     srv->db_url = strdup(cfg->db_url);
     srv->allowed_tools = cfg->allowed_tools ? strdup(cfg->allowed_tools) : NULL;
     srv->server_name = strdup(cfg->server_name ? cfg->server_name : "dbmcp");

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/ids.h"
+#include "core/metrics.h"
 #include "core/log.h"
 #include "core/replica.h"
 #include "memory/compact.h"
@@ -238,7 +239,9 @@ static void maybe_compact(mem_worker *w, const mem_config *cfg, double *last_ms)
     *last_ms = ids_monotonic_ms();
     mem_compact_stats st;
     dbmcp_error err;
-    if (mem_compact(w->db, cfg, &st, &err) != 0)
+    int rc = mem_compact(w->db, cfg, &st, &err);
+    metrics_compaction_run(rc != 0);
+    if (rc != 0)
         log_msg(LOG_WARN, "memory", "scheduled compaction failed: %s", err.message);
     else if (st.sessions_expired || st.episodes_compacted || st.knowledge_pruned)
         log_msg(LOG_INFO, "memory",

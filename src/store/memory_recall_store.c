@@ -462,3 +462,26 @@ int mstore_knowledge_prune_all_scopes(store *db, int keep, const char *before, i
         return rc;
     return mstore_items_drop_orphans(db, NULL, NULL, NULL, err);
 }
+
+/* --- monitoring ------------------------------------------------------------------------ */
+
+int mstore_jobs_backlog(store *db, const char *now, int64_t *pending, int64_t *due,
+                        int64_t *failing, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db,
+                           "SELECT count(*), count(CASE WHEN next_attempt_at <= :now THEN 1 END),"
+                           " count(CASE WHEN attempts > 0 THEN 1 END) FROM dbmcp_mem_jobs",
+                           &st, err);
+    if (rc)
+        return rc;
+    store_bind_text(st, ":now", now);
+    rc = store_step(st, err);
+    if (rc == STORE_ROW) {
+        *pending = store_column_int(st, 0);
+        *due = store_column_int(st, 1);
+        *failing = store_column_int(st, 2);
+    }
+    store_finalize(st);
+    return rc < 0 ? rc : 0;
+}

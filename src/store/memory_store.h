@@ -270,4 +270,13 @@ int mstore_log_insert(store *db, const char *u, const char *a, const char *opera
  * value. */
 int mstore_settings(store *db, mstore_row_fn fn, void *ctx, dbmcp_error *err);
 
+/* --- monitoring --------------------------------------------------------------------- */
+
+/* The embedding job backlog of every scope, in one pass over the job
+ * table only (never the vectors): jobs pending, of them those due at
+ * `now` (next_attempt_at <= now), and those that failed at least once
+ * (including the ones given up). */
+int mstore_jobs_backlog(store *db, const char *now, int64_t *pending, int64_t *due,
+                        int64_t *failing, dbmcp_error *err);
+
 #endif

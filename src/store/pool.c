@@ -7,7 +7,9 @@
  *
  * Threading: `slots` and `busy` are read and written only under `lock`. A
  * handle is opened outside the lock by the thread that marked its slot
- * busy, and published under the lock afterwards.
+ * busy, and published under the lock afterwards. The usage counters are
+ * kept under the same lock, which acquire and release take anyway; the
+ * clock is read only when an acquirer has to wait.
  */
 #include "store/store.h"
 
@@ -15,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct store_pool {
     char *url;            /* owned copy of the database URL */
@@ -22,9 +25,20 @@ struct store_pool {
     int size;             /* number of slots */
     store **slots;        /* size entries; NULL = not opened yet */
     unsigned char *busy;  /* size entries; 1 while checked out */
-    pthread_mutex_t lock; /* guards slots and busy */
+    pthread_mutex_t lock; /* guards slots, busy and the counters below */
     pthread_cond_t freed; /* signalled on release */
+    int waiting;          /* threads blocked in acquire */
+    uint64_t acquires;    /* handles checked out */
+    uint64_t waits;       /* acquires that found every slot busy */
+    double wait_seconds;  /* time those spent blocked */
 };
+
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 int store_pool_create(const char *url, int flags, int size, store_pool **out, dbmcp_error *err)
 {
@@ -85,10 +99,18 @@ static int free_slot_locked(const store_pool *p)
 store *store_pool_acquire(store_pool *p, dbmcp_error *err)
 {
     pthread_mutex_lock(&p->lock);
-    int slot;
-    while ((slot = free_slot_locked(p)) < 0)
-        pthread_cond_wait(&p->freed, &p->lock);
+    int slot = free_slot_locked(p);
+    if (slot < 0) {
+        double since = monotonic_seconds();
+        p->waits++;
+        p->waiting++;
+        while ((slot = free_slot_locked(p)) < 0)
+            pthread_cond_wait(&p->freed, &p->lock);
+        p->waiting--;
+        p->wait_seconds += monotonic_seconds() - since;
+    }
     p->busy[slot] = 1;
+    p->acquires++;
     store *db = p->slots[slot];
     pthread_mutex_unlock(&p->lock);
     if (db)
@@ -105,6 +127,7 @@ store *store_pool_acquire(store_pool *p, dbmcp_error *err)
         p->slots[slot] = db;
     else {
         p->busy[slot] = 0;
+        p->acquires--; /* nothing was checked out */
         pthread_cond_signal(&p->freed);
     }
     pthread_mutex_unlock(&p->lock);
@@ -127,5 +150,21 @@ void store_pool_release(store_pool *p, store *db)
         }
     }
     pthread_cond_signal(&p->freed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void store_pool_stats(store_pool *p, store_pool_usage *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&p->lock);
+    out->size = p->size;
+    for (int i = 0; i < p->size; i++) {
+        out->open += p->slots[i] != NULL;
+        out->in_use += p->busy[i];
+    }
+    out->waiting = p->waiting;
+    out->acquires = p->acquires;
+    out->waits = p->waits;
+    out->wait_seconds = p->wait_seconds;
     pthread_mutex_unlock(&p->lock);
 }

@@ -178,6 +178,20 @@ void store_pool_free(store_pool *pool);
 store *store_pool_acquire(store_pool *pool, dbmcp_error *err);
 void store_pool_release(store_pool *pool, store *db);
 
+/* What a pool holds now and how long acquirers have waited, for
+ * monitoring (the /metrics endpoint of `serve --http`). */
+typedef struct store_pool_usage {
+    int size;            /* slots: the most handles the pool opens */
+    int open;            /* handles opened so far */
+    int in_use;          /* handles checked out now */
+    int waiting;         /* threads blocked in store_pool_acquire now */
+    uint64_t acquires;   /* handles checked out since the pool was created */
+    uint64_t waits;      /* of them, the ones that had to wait for a release */
+    double wait_seconds; /* time those waits took, in all */
+} store_pool_usage;
+/* A consistent copy of the pool's figures (taken under its lock). */
+void store_pool_stats(store_pool *pool, store_pool_usage *out);
+
 /* --- guarded query connections (STORE_READONLY handles) ----------------- */
 
 /* The engine-side guard of a read-only handle denies every write, schema

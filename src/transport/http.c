@@ -54,6 +54,7 @@
 #include "core/log.h"
 #include "transport/chat.h"
 #include "transport/http_admit.h"
+#include "transport/http_observe.h"
 
 #define HTTP_DEFAULT_MAX_BODY ((size_t)4 * 1024 * 1024)
 #define HTTP_STREAM_MAX_BUFFER (32u * 1024 * 1024) /* unsent bytes before a reader is "gone" */
@@ -147,6 +148,7 @@ struct http_daemon {
     char public_url[512];                  /* configured public base URL, "" = none */
     char public_origin[512];               /* its scheme://authority, "" = none */
     char public_host[256];                 /* its host, "" = none */
+    http_metrics_config metrics;           /* who may read /metrics and /status */
     struct sockaddr_storage addr;          /* where to listen */
     int ipv6;
     unsigned port; /* as configured; 0 = any */
@@ -1950,6 +1952,19 @@ static enum MHD_Result session_delete(http_daemon *hd, struct MHD_Connection *c,
 
 /* --- libmicrohttpd callbacks --------------------------------------------- */
 
+/* The token of an `Authorization: Bearer TOKEN` header, trimmed, into
+ * *v and *n; 0 when there is none (or another scheme). */
+static int bearer_token(struct MHD_Connection *c, const char **v, size_t *n)
+{
+    if (!header_view(c, MHD_HTTP_HEADER_AUTHORIZATION, v, n) || *n < 7 ||
+        strncasecmp(*v, "Bearer", 6) != 0 || ((*v)[6] != ' ' && (*v)[6] != '\t'))
+        return 0;
+    *v += 7;
+    *n -= 7;
+    trim(v, n);
+    return 1;
+}
+
 /* Resolve the caller: the configured identity without auth, else the
  * bearer key. */
 static int authenticate(http_daemon *hd, struct MHD_Connection *c, mcp_identity *who)
@@ -1960,12 +1975,8 @@ static int authenticate(http_daemon *hd, struct MHD_Connection *c, mcp_identity 
     }
     const char *v;
     size_t n;
-    if (!header_view(c, MHD_HTTP_HEADER_AUTHORIZATION, &v, &n) || n < 7 ||
-        strncasecmp(v, "Bearer", 6) != 0 || (v[6] != ' ' && v[6] != '\t'))
+    if (!bearer_token(c, &v, &n))
         return -1;
-    v += 7;
-    n -= 7;
-    trim(&v, &n);
     char key[512];
     if (n == 0 || n >= sizeof key)
         return -1;
@@ -2048,6 +2059,92 @@ static enum MHD_Result chat_reply(http_daemon *hd, struct MHD_Connection *c, htt
     return reply_json(c, status, out, NULL);
 }
 
+/* --- /metrics and /status ------------------------------------------------- */
+
+/* A header a reverse proxy adds: the peer address is the proxy's, not the
+ * client's. */
+static int forwarded(struct MHD_Connection *c)
+{
+    return header(c, "Forwarded") || header(c, "X-Forwarded-For") || header(c, "X-Real-IP");
+}
+
+/* Whether the peer may read the monitoring pages (http_metrics_access):
+ * 0, or the HTTP status that refuses it. */
+static unsigned observe_refusal(const http_daemon *hd, struct MHD_Connection *c)
+{
+    if (hd->metrics.access == HTTP_METRICS_OFF)
+        return MHD_HTTP_NOT_FOUND;
+    if (hd->metrics.access == HTTP_METRICS_LOOPBACK) {
+        const union MHD_ConnectionInfo *info =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        int local = info && info->client_addr && addr_is_loopback(info->client_addr);
+        return local && !forwarded(c) ? 0 : MHD_HTTP_FORBIDDEN;
+    }
+    const char *v;
+    size_t n;
+    return bearer_token(c, &v, &n) && http_metrics_key_matches(&hd->metrics, v, n)
+               ? 0
+               : MHD_HTTP_UNAUTHORIZED;
+}
+
+/* The daemon's own figures for the monitoring pages. */
+static void daemon_live(http_daemon *hd, http_observe_live *live)
+{
+    http_admit_stats st;
+    http_admit_stats_get(hd->admit, &st);
+    live->connections_open = (long)st.served_now;
+    live->connections_waiting = (long)st.waiting_now;
+    live->connections_accepted = (long)st.accepted;
+    live->connections_refused = (long)st.refused;
+    pthread_mutex_lock(&hd->table_mu);
+    live->sessions = (long)hd->nsessions;
+    pthread_mutex_unlock(&hd->table_mu);
+    pthread_mutex_lock(&hd->mu);
+    live->in_flight = hd->calls;
+    pthread_mutex_unlock(&hd->mu);
+}
+
+static enum MHD_Result reply_observe_refused(struct MHD_Connection *c, unsigned status)
+{
+    static const char *const challenge[] = {MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                            "Bearer realm=\"dbmcp-metrics\"", NULL};
+    if (status == MHD_HTTP_NOT_FOUND)
+        return reply_error(c, status, NULL, JSONRPC_INVALID_REQUEST, "Not Found", NULL);
+    if (status == MHD_HTTP_FORBIDDEN)
+        return reply_error(c, status, NULL, JSONRPC_INVALID_REQUEST,
+                           "Forbidden: served to loopback clients only (setting http.metrics)",
+                           NULL);
+    return reply_error(c, status, NULL, JSONRPC_INVALID_REQUEST,
+                       "Unauthorized: the metrics key is required (DBMCP_METRICS_KEY)", challenge);
+}
+
+/* GET /metrics and GET /status (transport/http_observe.h). */
+static enum MHD_Result route_observe(http_daemon *hd, struct MHD_Connection *c, const char *url,
+                                     const char *method)
+{
+    static const char *const no_store[] = {MHD_HTTP_HEADER_CACHE_CONTROL, "no-store", NULL};
+    unsigned refused = observe_refusal(hd, c);
+    if (refused)
+        return reply_observe_refused(c, refused);
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+        return reply_method_not_allowed(c, "GET");
+    http_observe_live live;
+    daemon_live(hd, &live);
+    if (strcmp(url, "/status") == 0) {
+        json_t *status = http_observe_status(hd->srv, &live);
+        if (!status)
+            return reply_busy(c, NULL, "Out of memory");
+        return reply_json(c, MHD_HTTP_OK, status, no_store);
+    }
+    size_t len = 0;
+    char *text = http_observe_metrics(hd->srv, &live, &len);
+    if (!text)
+        return reply_busy(c, NULL, "Out of memory");
+    enum MHD_Result r = reply(c, MHD_HTTP_OK, HTTP_METRICS_CONTENT_TYPE, text, len, no_store);
+    free(text);
+    return r;
+}
+
 /* First call of a request: headers only. */
 static enum MHD_Result on_headers(http_daemon *hd, struct MHD_Connection *c, const char *url,
                                   const char *method, void **con_cls)
@@ -2071,6 +2168,8 @@ static enum MHD_Result on_headers(http_daemon *hd, struct MHD_Connection *c, con
                                           : reply_method_not_allowed(c, "GET");
     if (strcmp(url, "/v1/chat") == 0)
         return route_chat(hd, c, method, req);
+    if (strcmp(url, "/metrics") == 0 || strcmp(url, "/status") == 0)
+        return route_observe(hd, c, url, method);
     if (strcmp(url, "/mcp") != 0)
         return reply_error(c, MHD_HTTP_NOT_FOUND, NULL, JSONRPC_INVALID_REQUEST, "Not Found", NULL);
     return route_mcp(hd, c, method, req);
@@ -2277,6 +2376,7 @@ static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config 
     hd->allowed_origins = cfg->allowed_origins;
     hd->max_body = cfg->max_body ? cfg->max_body : HTTP_DEFAULT_MAX_BODY;
     hd->lim = cfg->limits;
+    hd->metrics = cfg->metrics;
     http_limits_default(&hd->lim);
     if (hd->lim.max_connections_per_ip > hd->lim.max_connections)
         hd->lim.max_connections_per_ip = hd->lim.max_connections;

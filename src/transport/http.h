@@ -84,6 +84,12 @@
  * POST /v1/chat (bearer key as for /mcp) runs one chat of the LLM
  * orchestrator on the connection's thread; see transport/chat.h.
  *
+ * GET /metrics (Prometheus text 0.0.4, core/metrics.h) and GET /status
+ * (JSON) are for monitoring; http_metrics_config says who may read them
+ * (403 for a peer loopback mode refuses, 401 without the metrics secret in
+ * key mode, 404 when off, 405 for other methods); see
+ * transport/http_observe.h.
+ *
  * Connections: a thread of our own accepts them and hands them to
  * libmicrohttpd within max_connections and max_connections_per_ip; the
  * rest wait without a thread (transport/http_admit.h). Each phase of
@@ -125,6 +131,23 @@ typedef struct http_limits {
                                    expires (900) */
 } http_limits;
 
+/* Who may read GET /metrics and GET /status: the setting http.metrics
+ * (variable DBMCP_HTTP_METRICS, which wins). The bearer secret of
+ * HTTP_METRICS_KEY comes only from the environment (DBMCP_METRICS_KEY),
+ * never from the database; API keys for /mcp do not open these pages. */
+typedef enum http_metrics_access {
+    HTTP_METRICS_LOOPBACK = 0, /* "loopback" (default): peers on a loopback address whose
+                                  request carries no Forwarded, X-Forwarded-For or
+                                  X-Real-IP header (a proxy in front) */
+    HTTP_METRICS_KEY,          /* "key": any peer, with Authorization: Bearer <secret> */
+    HTTP_METRICS_OFF           /* "off": 404, like any unknown path */
+} http_metrics_access;
+
+typedef struct http_metrics_config {
+    http_metrics_access access;
+    unsigned char key_hash[32]; /* BLAKE2b-256 of the secret (HTTP_METRICS_KEY only) */
+} http_metrics_config;
+
 typedef struct http_config {
     const char *bind; /* "HOST:PORT"; HOST 127.0.0.1 by default; IPv6 "[::1]:PORT";
                          PORT 0 picks a free port */
@@ -138,6 +161,7 @@ typedef struct http_config {
                                       "https://mcp.example.com" (the endpoint is its /mcp); used
                                       in 401 challenges and RFC 9728 metadata, and its host and
                                       origin are accepted. NULL = the Host header / bind address */
+    http_metrics_config metrics;   /* access to /metrics and /status; zeroed: loopback only */
 } http_config;
 
 /* Fill limits from the environment (DBMCP_HTTP_MAX_CONNECTIONS, …) and
@@ -148,6 +172,12 @@ int http_limits_load(mcp_server *srv, http_limits *limits, dbmcp_error *err);
 /* Give fields that are zero (or negative) their defaults; max_waiting 0
  * stays 0 (no queue). */
 void http_limits_default(http_limits *limits);
+/* Fill metrics from DBMCP_HTTP_METRICS, else the setting http.metrics,
+ * else "loopback"; with "key", the secret from DBMCP_METRICS_KEY (16 to
+ * 256 bytes of visible ASCII). DBMCP_EINVAL naming the setting or the
+ * variable when a value is not one of the three words or the secret is
+ * missing or malformed. */
+int http_metrics_load(mcp_server *srv, http_metrics_config *metrics, dbmcp_error *err);
 
 /* Serve until SIGTERM or SIGINT. Prints "listening on http://HOST:PORT/mcp"
  * to stderr once bound. On a signal: stop accepting, let in-flight requests

@@ -597,6 +597,8 @@ void http_admit_stats_get(http_admit *a, http_admit_stats *out)
 {
     pthread_mutex_lock(&a->mu);
     *out = a->stats;
+    out->served_now = (unsigned long)a->served.n;
+    out->waiting_now = (unsigned long)a->waiting.n;
     pthread_mutex_unlock(&a->mu);
 }
 

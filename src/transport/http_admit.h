@@ -48,7 +48,8 @@ typedef enum admit_phase {
     ADMIT_IDLE     /* a request completed; waiting for the next */
 } admit_phase;
 
-/* Counters since the start, for the operator log at shutdown and tests. */
+/* Counters since the start, for the operator log at shutdown, /metrics
+ * and tests, and the two lists' lengths now. */
 typedef struct http_admit_stats {
     unsigned long accepted;    /* connections accepted */
     unsigned long waited;      /* of them, queued before being served */
@@ -56,6 +57,8 @@ typedef struct http_admit_stats {
     unsigned long cut_headers; /* closed: request line or headers too slow (fresh included) */
     unsigned long cut_body;    /* closed: body too slow */
     unsigned long cut_idle;    /* closed: idle between requests too long */
+    unsigned long served_now;  /* connections handed to libmicrohttpd and not closed */
+    unsigned long waiting_now; /* connections in the waiting queue */
 } http_admit_stats;
 
 /* A new admission over listen_fd, a listening socket it takes over (made

@@ -42,6 +42,7 @@ struct store_driver {
     void (*close)(store *db);
     const char *(*identity)(store *db);
     int (*exec)(store *db, const char *sql, dbmcp_error *err);
+    int (*wait_notify)(store *db, int timeout_ms, int wake_fd, dbmcp_error *err);
     int (*begin)(store *db, dbmcp_error *err);
     int (*commit)(store *db, dbmcp_error *err);
     void (*rollback)(store *db);

@@ -126,6 +126,11 @@ static int pg_exec(store *h, const char *sql, dbmcp_error *err)
     return rc ? rc : pg_conn_run(db, sql, err);
 }
 
+static int pg_wait_notify(store *h, int timeout_ms, int wake_fd, dbmcp_error *err)
+{
+    return pg_conn_wait_notify((pg_store *)h, timeout_ms, wake_fd, err);
+}
+
 static int pg_begin(store *h, dbmcp_error *err)
 {
     pg_store *db = (pg_store *)h;
@@ -368,6 +373,7 @@ const store_driver postgres_store_driver = {
     .close = pg_close,
     .identity = pg_identity,
     .exec = pg_exec,
+    .wait_notify = pg_wait_notify,
     .begin = pg_begin,
     .commit = pg_commit,
     .rollback = pg_rollback,

@@ -25,7 +25,10 @@
  * (then PQcancel: the server stops the command and answers with an error)
  * and calls the slow hook once at its moment. A server that does not
  * answer a cancel within PG_CANCEL_GRACE_MS is abandoned: the call fails
- * and the handle reconnects on its next use.
+ * and the handle reconnects on its next use. Waiting for notifications
+ * (store_wait_notify) is the one wait without slices: nothing runs on the
+ * server, so a single poll() on the socket and the caller's wake fd sleeps
+ * until either has something or the timeout passes.
  *
  * Losing the server. A command in flight when the connection drops fails
  * with DBMCP_EIO; the next command reconnects (PQreset) first, and so does
@@ -230,6 +233,59 @@ int pg_conn_wait(pg_store *db, dbmcp_error *err)
             return lost(db, err, "waiting for the server");
         if (poll(&p, 1, slice_ms(db)) < 0 && errno != EINTR)
             return lost(db, err, "waiting for the server");
+    }
+}
+
+/* Free every notification libpq holds; 1 when there was one. */
+static int drop_notifications(pg_store *db)
+{
+    int got = 0;
+    PGnotify *n;
+    while ((n = PQnotifies(db->conn)) != NULL) {
+        got = 1;
+        PQfreemem(n);
+    }
+    return got;
+}
+
+int pg_conn_wait_notify(pg_store *db, int timeout_ms, int wake_fd, dbmcp_error *err)
+{
+    if (db->streaming) {
+        dbmcp_error ignored; /* the streaming statement keeps its own error */
+        pg_stmt_buffer_rest(db->streaming, &ignored);
+    }
+    if (db->pending && !db->broken) {
+        db->pending = 0;
+        db->cancelled = PG_CANCEL_NONE;
+        dbmcp_error ignored;
+        pg_conn_drain(db, &ignored);
+    }
+    if (db->broken)
+        return lost(db, err, "waiting for notifications");
+    double deadline = timeout_ms >= 0 ? pg_now_ms() + timeout_ms : 0;
+    for (;;) {
+        /* Notifications read with an earlier command's answers are queued
+         * in libpq already; PQconsumeInput adds what the socket holds. */
+        if (!PQconsumeInput(db->conn) || PQstatus(db->conn) == CONNECTION_BAD || db->broken)
+            return lost(db, err, "waiting for notifications");
+        if (drop_notifications(db))
+            return 1;
+        int ms = -1;
+        if (timeout_ms >= 0) {
+            double left = deadline - pg_now_ms();
+            if (left <= 0)
+                return 0;
+            ms = left < 1 ? 1 : (int)left;
+        }
+        struct pollfd p[2] = {{.fd = PQsocket(db->conn), .events = POLLIN},
+                              {.fd = wake_fd, .events = POLLIN}};
+        if (p[0].fd < 0)
+            return lost(db, err, "waiting for notifications");
+        int n = poll(p, wake_fd >= 0 ? 2 : 1, ms);
+        if (n < 0 && errno != EINTR)
+            return lost(db, err, "waiting for notifications");
+        if (n > 0 && wake_fd >= 0 && p[1].revents)
+            return 0;
     }
 }
 

@@ -130,6 +130,10 @@ int pg_conn_take(pg_store *db, dbmcp_error *err);
  * slow hook. 0, or a negative code when the connection was lost or
  * abandoned. */
 int pg_conn_wait(pg_store *db, dbmcp_error *err);
+/* store_wait_notify: wait for a notification (1), timeout or wake_fd (0),
+ * or a lost connection (DBMCP_EIO; not re-established here, since a new
+ * session would not LISTEN). */
+int pg_conn_wait_notify(pg_store *db, int timeout_ms, int wake_fd, dbmcp_error *err);
 /* Cancel the running command for reason (once per command). */
 void pg_conn_cancel(pg_store *db, pg_cancel_reason reason);
 /* Read and discard answers until the command is complete. 0 or a code

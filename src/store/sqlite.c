@@ -354,6 +354,15 @@ static int sq_exec(store *h, const char *sql, dbmcp_error *err)
     return 0;
 }
 
+/* SQLite has no LISTEN/NOTIFY: store_listener polls its counters instead. */
+static int sq_wait_notify(store *h, int timeout_ms, int wake_fd, dbmcp_error *err)
+{
+    (void)h;
+    (void)timeout_ms;
+    (void)wake_fd;
+    return dbmcp_error_set(err, DBMCP_ESTORE, "notifications are not supported by SQLite");
+}
+
 static int sq_begin(store *h, dbmcp_error *err)
 {
     return sq_exec(h, "BEGIN IMMEDIATE", err);
@@ -831,6 +840,7 @@ const store_driver sqlite_store_driver = {
     .close = sq_close,
     .identity = sq_identity,
     .exec = sq_exec,
+    .wait_notify = sq_wait_notify,
     .begin = sq_begin,
     .commit = sq_commit,
     .rollback = sq_rollback,

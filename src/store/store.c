@@ -69,6 +69,11 @@ int store_exec(store *db, const char *sql, dbmcp_error *err)
     return db->driver->exec(db, sql, err);
 }
 
+int store_wait_notify(store *db, int timeout_ms, int wake_fd, dbmcp_error *err)
+{
+    return db->driver->wait_notify(db, timeout_ms, wake_fd, err);
+}
+
 int store_begin(store *db, dbmcp_error *err)
 {
     return db->driver->begin(db, err);

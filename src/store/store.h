@@ -85,6 +85,19 @@ int store_is_readonly(const store *db);
 /* Run one or more statements without parameters (DDL, migrations). */
 int store_exec(store *db, const char *sql, dbmcp_error *err);
 
+/* --- notifications ------------------------------------------------------- */
+
+/* Wait until a notification arrives for a channel this handle LISTENs to
+ * (store_exec(db, "LISTEN channel")), wake_fd (-1: none) becomes
+ * readable, or timeout_ms (-1: no limit) passes, using no CPU meanwhile.
+ * 1 when at least one notification arrived (every pending one is consumed
+ * and its payload dropped: callers read what moved from tables); 0 on
+ * timeout or wake_fd, whose bytes are left unread; a negative code with
+ * err filled when the connection broke: close db and open a new handle
+ * (the driver would reconnect without the LISTEN). For store_listener
+ * (notify.h). SQLite has no notifications: DBMCP_ESTORE. */
+int store_wait_notify(store *db, int timeout_ms, int wake_fd, dbmcp_error *err);
+
 /* --- transactions ------------------------------------------------------- */
 
 /* BEGIN IMMEDIATE on SQLite: writers queue behind the busy timeout. */

@@ -11,7 +11,8 @@
  * SQLite, "public." on PostgreSQL, where the read-write handle's own
  * search_path starts with dbmcp). A few tests are PostgreSQL's alone
  * (connection errors, a lost connection, numeric precision) and are
- * skipped on SQLite.
+ * skipped on SQLite; notifications are PostgreSQL's, and SQLite's refusal
+ * of them is tested.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -938,6 +939,86 @@ static void test_pg_lost_connection(void **state)
     assert_int_equal(query_int(f->rw, "SELECT 6"), 6);
 }
 
+/* --- notifications --------------------------------------------------------------- */
+
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+static void *write_later(void *arg)
+{
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+    ssize_t n = write(*(int *)arg, "w", 1);
+    (void)n;
+    return NULL;
+}
+
+/* store_wait_notify: a notification from another session ends the wait with
+ * 1 and is consumed; a timeout or the wake fd with 0, the fd's byte left
+ * unread; waiting uses no CPU; a notification that came with another
+ * command's answer is not lost; a dropped connection is DBMCP_EIO. SQLite
+ * has none: DBMCP_ESTORE. */
+static void test_wait_notify(void **state)
+{
+    fixture *f = *state;
+    dbmcp_error err;
+    if (!f->pg) {
+        assert_int_equal(store_wait_notify(f->rw, 10, -1, &err), DBMCP_ESTORE);
+        return;
+    }
+    char channel[64], notify[96];
+    snprintf(channel, sizeof channel, "dbmcp_ct_%ld", (long)getpid());
+    snprintf(notify, sizeof notify, "NOTIFY %s", channel);
+    exec_ok(f->rw, sqlf("LISTEN %s", channel));
+    store *other = NULL;
+    assert_int_equal(store_open(f->url, STORE_READWRITE, &other, &err), 0);
+
+    double t0 = now_ms(), cpu0 = thread_cpu_ms();
+    assert_int_equal(store_wait_notify(f->rw, 300, -1, &err), 0); /* nothing yet */
+    assert_true(now_ms() - t0 >= 290);
+    assert_true(thread_cpu_ms() - cpu0 < 30); /* slept, did not spin */
+
+    exec_ok(other, notify);
+    exec_ok(other, sqlf("NOTIFY %s, 'second'", channel));
+    t0 = now_ms();
+    assert_int_equal(store_wait_notify(f->rw, 10000, -1, &err), 1);
+    assert_true(now_ms() - t0 < 5000);
+    assert_int_equal(store_wait_notify(f->rw, 50, -1, &err), 0); /* both consumed */
+
+    /* Arriving while the handle runs a statement: libpq keeps it for us. */
+    exec_ok(other, notify);
+    assert_int_equal(query_int(f->rw, "SELECT 7 FROM pg_sleep(0.2)"), 7);
+    assert_int_equal(store_wait_notify(f->rw, 0, -1, &err), 1);
+
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    t0 = now_ms();
+    assert_int_equal(store_wait_notify(f->rw, 10000, fds[0], &err), 0);
+    assert_true(now_ms() - t0 < 5000);
+    char byte = 0;
+    assert_int_equal(read(fds[0], &byte, 1), 1); /* left unread by the wait */
+    assert_int_equal(byte, 'x');
+    pthread_t writer;
+    assert_int_equal(pthread_create(&writer, NULL, write_later, &fds[1]), 0);
+    assert_int_equal(store_wait_notify(f->rw, -1, fds[0], &err), 0); /* no limit, woken */
+    pthread_join(writer, NULL);
+    close(fds[0]);
+    close(fds[1]);
+
+    int64_t pid = query_int(f->rw, "SELECT pg_backend_pid()");
+    exec_ok(other, sqlf("SELECT pg_terminate_backend(%lld)", (long long)pid));
+    dbmcp_error_clear(&err);
+    assert_int_equal(store_wait_notify(f->rw, 10000, -1, &err), DBMCP_EIO);
+    assert_int_equal(store_wait_notify(f->rw, 10, -1, &err), DBMCP_EIO); /* no quiet reconnect */
+    assert_int_equal(query_int(f->rw, "SELECT 8"), 8);                   /* a command reconnects */
+    store_close(other);
+}
+
 #define CONTRACT_TEST(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 
 int main(void)
@@ -969,6 +1050,7 @@ int main(void)
         CONTRACT_TEST(test_pg_numeric),
         CONTRACT_TEST(test_pg_guard_call),
         CONTRACT_TEST(test_pg_lost_connection),
+        CONTRACT_TEST(test_wait_notify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

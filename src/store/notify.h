@@ -15,8 +15,8 @@
  * the counters every poll_ms on its own connection (one indexed read of a
  * four-row table). PostgreSQL's triggers also NOTIFY dbmcp_changes, and its
  * listener LISTENs on a connection of its own and sleeps in the driver
- * until a notification arrives, using no CPU while nothing changes (see
- * notify.c for what the driver must provide). Either way a wake-up only
+ * (store_wait_notify) until a notification arrives, using no CPU while
+ * nothing changes; poll_ms does not apply. Either way a wake-up only
  * says "look": the caller reads the counters (store_counters_read) to learn
  * which channels moved.
  *

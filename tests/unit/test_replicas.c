@@ -7,9 +7,11 @@
  * request) and the rows of legacy sessions (rev, subscriptions, the
  * per-key helpers, expiry, revocation ending them).
  *
- * Each test gets a fresh migrated database file in its own directory under
- * $TMPDIR (default /tmp) and two read-write handles on it, standing for two
- * replicas. tests/cli/replicas.sh proves the same with two processes.
+ * Each test gets a fresh migrated database and two read-write handles on
+ * it, standing for two replicas: a file in its own directory under $TMPDIR
+ * (default /tmp), or with DBMCP_TEST_DB=postgresql://… (make unit-pg) a
+ * database created on that server for the test and dropped after it.
+ * tests/cli/replicas.sh proves the same with two processes.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/ids.h"
@@ -35,27 +38,62 @@
 #include "store/sessions_store.h"
 
 typedef struct fixture {
-    char dir[512];  /* mkdtemp directory holding the file */
-    char path[600]; /* the database file */
+    char dir[512];  /* SQLite: mkdtemp directory holding the file */
+    char url[1200]; /* the database: a file, or a PostgreSQL URI */
+    char pg_db[96]; /* PostgreSQL: the database made for this test, "" on SQLite */
     store *a, *b;   /* two handles: two replicas */
 } fixture;
+
+static unsigned test_counter;
+
+/* base with its database replaced by name: libpq takes the last dbname. */
+static void url_with_database(char *out, size_t size, const char *base, const char *name)
+{
+    snprintf(out, size, "%s%sdbname=%s", base, strchr(base, '?') ? "&" : "?", name);
+}
+
+/* Run sql on the server of DBMCP_TEST_DB, on its own connection. */
+static int on_server(const char *sql, dbmcp_error *err)
+{
+    store *admin = NULL;
+    int rc = store_open(getenv("DBMCP_TEST_DB"), STORE_READWRITE, &admin, err);
+    if (!rc)
+        rc = store_exec(admin, sql, err);
+    store_close(admin);
+    return rc;
+}
+
+/* A fresh database: a file in a new directory, or with DBMCP_TEST_DB (a
+ * PostgreSQL URI) a new database on that server. */
+static int fresh_database(fixture *f, dbmcp_error *err)
+{
+    const char *pg = getenv("DBMCP_TEST_DB");
+    if (pg && *pg) {
+        char sql[160];
+        snprintf(f->pg_db, sizeof f->pg_db, "dbmcp_replicas_%ld_%u", (long)getpid(),
+                 ++test_counter);
+        snprintf(sql, sizeof sql, "CREATE DATABASE %s", f->pg_db);
+        url_with_database(f->url, sizeof f->url, pg, f->pg_db);
+        return on_server(sql, err);
+    }
+    const char *tmp = getenv("TMPDIR");
+    snprintf(f->dir, sizeof f->dir, "%s/dbmcp-replicas-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(f->dir))
+        return dbmcp_error_set(err, DBMCP_EIO, "mkdtemp %s failed", f->dir);
+    snprintf(f->url, sizeof f->url, "%s/test.db", f->dir);
+    return 0;
+}
 
 static int fixture_setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
     if (!f || ids_init() != 0)
         return -1;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(f->dir, sizeof f->dir, "%s/dbmcp-replicas-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(f->dir)) {
-        free(f);
-        return -1;
-    }
-    snprintf(f->path, sizeof f->path, "%s/test.db", f->dir);
     dbmcp_error err;
-    if (store_open(f->path, STORE_READWRITE | STORE_CREATE, &f->a, &err) != 0 ||
+    if (fresh_database(f, &err) != 0 ||
+        store_open(f->url, STORE_READWRITE | STORE_CREATE, &f->a, &err) != 0 ||
         store_migrate(f->a, NULL, &err) != 0 ||
-        store_open(f->path, STORE_READWRITE, &f->b, &err) != 0) {
+        store_open(f->url, STORE_READWRITE, &f->b, &err) != 0) {
         print_error("setup: %s\n", err.message);
         return -1;
     }
@@ -68,13 +106,20 @@ static int fixture_teardown(void **state)
     fixture *f = *state;
     store_close(f->a);
     store_close(f->b);
-    char p[700];
-    const char *suffix[] = {"", "-wal", "-shm"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-        unlink(p);
+    if (f->pg_db[0]) {
+        char sql[160];
+        dbmcp_error err;
+        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", f->pg_db);
+        on_server(sql, &err);
+    } else {
+        char p[1300];
+        const char *suffix[] = {"", "-wal", "-shm"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(p, sizeof p, "%s%s", f->url, suffix[i]);
+            unlink(p);
+        }
+        rmdir(f->dir);
     }
-    rmdir(f->dir);
     free(f);
     return 0;
 }
@@ -254,7 +299,7 @@ static void test_listener(void **state)
     fixture *f = *state;
     dbmcp_error err;
     store_listener *l = NULL;
-    assert_int_equal(store_listener_open(f->path, 20, &l, &err), 0);
+    assert_int_equal(store_listener_open(f->url, 20, &l, &err), 0);
     assert_int_equal(store_listener_wait(l, 60, &err), 0); /* nothing changed */
     store_counters before, after;
     assert_int_equal(store_counters_read(f->a, &before, &err), 0);
@@ -274,6 +319,37 @@ static void test_listener(void **state)
     assert_int_equal(store_listener_wait(l, 60000, &err), 0); /* woken, long before */
     assert_true(ids_monotonic_ms() - t0 < 30000);
     pthread_join(t, NULL);
+    store_listener_close(l);
+}
+
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* PostgreSQL's listener sleeps without a timer of its own (an idle wait
+ * costs no CPU), and a listener whose connection the server ended fails
+ * one wait, then reconnects and reports what changed while it was away. */
+static void test_listener_pg(void **state)
+{
+    fixture *f = *state;
+    if (!f->pg_db[0])
+        skip();
+    dbmcp_error err;
+    store_listener *l = NULL;
+    assert_int_equal(store_listener_open(f->url, 20, &l, &err), 0);
+    double cpu0 = thread_cpu_ms();
+    assert_int_equal(store_listener_wait(l, 1000, &err), 0);
+    assert_true(thread_cpu_ms() - cpu0 < 50); /* SQLite's would have read 50 times */
+    exec_ok(f->b, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                  " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    exec_ok(f->b, "INSERT INTO dbmcp_settings (key, value) VALUES ('x.y', '1')");
+    assert_true(store_listener_wait(l, 10000, &err) < 0);     /* the connection broke */
+    assert_int_equal(store_listener_wait(l, 10000, &err), 1); /* the change made meanwhile */
+    exec_ok(f->b, "INSERT INTO dbmcp_settings (key, value) VALUES ('x.z', '1')");
+    assert_int_equal(store_listener_wait(l, 10000, &err), 1); /* LISTENing again */
     store_listener_close(l);
 }
 
@@ -393,6 +469,7 @@ int main(void)
         TEST(test_jobs_claimed_once),
         TEST(test_jobs_of_expired_claim_taken_again),
         TEST(test_listener),
+        TEST(test_listener_pg),
         TEST(test_session_state),
         TEST(test_session_key_and_expiry),
     };

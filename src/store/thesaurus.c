@@ -2,8 +2,8 @@
  * store/thesaurus.c — SQL of the thesaurus: the import writer, lookups,
  * expansion rows, label prefixes for text matching, recursive walks and
  * shortest paths; see store/thesaurus.h. The statements are ones SQLite
- * and PostgreSQL both accept, except the walk in both directions (see
- * thesaurus_db_walk).
+ * and PostgreSQL both accept; only LIMIT inside a recursion differs
+ * (DIALECT_RECURSIVE_LIMIT).
  *
  * Graph walks are recursive CTEs whose rows carry the visited path as
  * text ("/12/40/7/"), so a row never extends to a node already on its own
@@ -605,23 +605,32 @@ int thesaurus_probe_labels(thesaurus_probe *p, const char *key, thesaurus_probe_
     return rc < 0 ? rc : 0;
 }
 
-/* The recursive term following edges out of (or into) the walk's frontier.
- * cyc is 1 when the row reached a concept already on its path (the path
- * holds only digits and '/', so LIKE sees no wildcard in it). */
-static const char *walk_term(int in)
+/* The concept an edge r leads to from w.id, walked in direction dir (in
+ * both directions: the end that is not w.id, as edges never join a
+ * concept to itself). */
+#define WALK_NEXT_OUT "r.to_id"
+#define WALK_NEXT_IN "r.from_id"
+#define WALK_NEXT_BOTH "(CASE WHEN r.from_id = w.id THEN r.to_id ELSE r.from_id END)"
+
+/* The recursive term following edges out of, into or both ways from the
+ * walk's frontier: one term, as PostgreSQL allows only one recursive
+ * reference. cyc is 1 when the row reached a concept already on its path
+ * (the path holds only digits and '/', so LIKE sees no wildcard in it). */
+#define WALK_TERM(next, join)                                                                      \
+    " SELECT " next ", w.id, r.from_id, r.kind, r.to_id, w.depth + 1,"                             \
+    " w.path || CAST(" next " AS TEXT) || '/',"                                                    \
+    " CASE WHEN w.path LIKE ('%/' || CAST(" next " AS TEXT) || '/%') THEN 1 ELSE 0 END"            \
+    " FROM walk w JOIN dbmcp_thesaurus_relations r ON " join                                       \
+    " WHERE w.depth < :depth AND w.cyc = 0 AND (CAST(:kind AS TEXT) IS NULL OR r.kind = :kind)"
+
+static const char *walk_term(thesaurus_direction dir)
 {
-    return in ? " SELECT r.from_id, w.id, r.from_id, r.kind, r.to_id, w.depth + 1,"
-                " w.path || CAST(r.from_id AS TEXT) || '/',"
-                " CASE WHEN w.path LIKE ('%/' || CAST(r.from_id AS TEXT) || '/%') THEN 1 ELSE 0 END"
-                " FROM walk w JOIN dbmcp_thesaurus_relations r ON r.to_id = w.id"
-                " WHERE w.depth < :depth AND w.cyc = 0"
-                " AND (CAST(:kind AS TEXT) IS NULL OR r.kind = :kind)"
-              : " SELECT r.to_id, w.id, r.from_id, r.kind, r.to_id, w.depth + 1,"
-                " w.path || CAST(r.to_id AS TEXT) || '/',"
-                " CASE WHEN w.path LIKE ('%/' || CAST(r.to_id AS TEXT) || '/%') THEN 1 ELSE 0 END"
-                " FROM walk w JOIN dbmcp_thesaurus_relations r ON r.from_id = w.id"
-                " WHERE w.depth < :depth AND w.cyc = 0"
-                " AND (CAST(:kind AS TEXT) IS NULL OR r.kind = :kind)";
+    switch (dir) {
+    case THESAURUS_IN: return WALK_TERM(WALK_NEXT_IN, "r.to_id = w.id");
+    case THESAURUS_BOTH: return WALK_TERM(WALK_NEXT_BOTH, "(r.from_id = w.id OR r.to_id = w.id)");
+    case THESAURUS_OUT:
+    default: return WALK_TERM(WALK_NEXT_OUT, "r.from_id = w.id");
+    }
 }
 
 int thesaurus_db_walk(store *db, int64_t start, thesaurus_relation rel, thesaurus_direction dir,
@@ -631,10 +640,8 @@ int thesaurus_db_walk(store *db, int64_t start, thesaurus_relation rel, thesauru
     *rows = NULL;
     *n = 0;
     *capped = 0;
-    /* Both directions take two recursive SELECTs, which SQLite allows and
-     * PostgreSQL does not (there it needs one term over both edge
-     * directions). The anchor's columns are typed for engines that type
-     * a recursive CTE by its first SELECT. */
+    /* The anchor's columns are typed for engines that type a recursive CTE
+     * by its first SELECT. */
     char limit[64], sql[3072];
     int rc = dialect_format(db, DIALECT_RECURSIVE_LIMIT, limit, sizeof limit, err, ":cap");
     if (rc)
@@ -643,11 +650,10 @@ int thesaurus_db_walk(store *db, int64_t start, thesaurus_relation rel, thesauru
              "WITH RECURSIVE walk(id, parent, f, k, t, depth, path, cyc) AS ("
              " SELECT CAST(:start AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT),"
              " CAST(NULL AS TEXT), CAST(NULL AS BIGINT), 0, '/' || CAST(:start AS TEXT) || '/', 0"
-             " UNION ALL %s%s%s%s)"
+             " UNION ALL%s%s)"
              " SELECT id, coalesce(parent, 0), coalesce(f, 0), coalesce(k, ''), coalesce(t, 0),"
              " depth FROM walk LIMIT :cap",
-             walk_term(dir == THESAURUS_IN), dir == THESAURUS_BOTH ? " UNION ALL" : "",
-             dir == THESAURUS_BOTH ? walk_term(1) : "", limit);
+             walk_term(dir), limit);
     store_stmt *st;
     if ((rc = store_prepare(db, sql, &st, err)))
         return rc;

@@ -63,8 +63,10 @@ unit: $(UNIT_BINS)
 	@scripts/run-unit.sh $(UNIT_BINS)
 
 # The backend-neutral unit tests against PostgreSQL: $DBMCP_TEST_DB
-# (postgresql://…) or, without it, a throw-away server (scripts/pg.sh).
-PG_UNIT_BINS := $(BUILD)/tests/test_store_contract
+# (postgresql://…), a database on the server $DBMCP_TEST_PG or, without
+# either, a throw-away server (scripts/unit-pg.sh).
+PG_UNIT_BINS := $(BUILD)/tests/test_store_contract $(BUILD)/tests/test_introspect \
+                $(BUILD)/tests/test_replicas
 
 unit-pg: $(PG_UNIT_BINS)
 	@scripts/unit-pg.sh $(PG_UNIT_BINS)

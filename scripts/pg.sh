@@ -8,6 +8,8 @@
 #   scripts/pg.sh uri DIR             print the URI `start` printed (kept in DIR/uri)
 #   scripts/pg.sh createdb URI NAME   create database NAME on the server of URI; prints
 #                                     the new database's URI (the same with /NAME)
+#   scripts/pg.sh dropdb URI NAME     drop database NAME on the server of URI, if it
+#                                     exists (its sessions are ended first)
 #
 # The server listens on a Unix socket in DIR only (no TCP), with fsync off
 # (a test server loses nothing worth keeping in a crash), locale C (text
@@ -56,7 +58,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,11s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,13s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -221,6 +223,14 @@ cmd_createdb() {
   uri_with_database "$uri" "$name"
 }
 
+cmd_dropdb() {
+  local uri=$1 name=$2
+  [[ "$name" =~ ^[a-z_][a-z0-9_]{0,62}$ ]] ||
+    die "database name must be a lower-case identifier of at most 63 bytes: $name"
+  psql -X -q -v ON_ERROR_STOP=1 -d "$uri" -c "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" >/dev/null ||
+    die "could not drop database $name"
+}
+
 [ $# -ge 1 ] || usage
 case "$1" in
   start | stop | uri)
@@ -228,9 +238,9 @@ case "$1" in
     dir=$2
     "cmd_$1"
     ;;
-  createdb)
+  createdb | dropdb)
     [ $# -eq 3 ] || usage
-    cmd_createdb "$2" "$3"
+    "cmd_$1" "$2" "$3"
     ;;
   *) usage ;;
 esac

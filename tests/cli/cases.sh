@@ -33,7 +33,7 @@
 # takes none).
 cases_init_demo() {
   local name=$1 v
-  for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
+  for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG'); do unset "$v"; done
   [ -x "$BIN" ] || { echo "$name.sh: $BIN not built (run make)" >&2; exit 1; }
   WORK="$(mktemp -d)"
   trap 'test_db_cleanup; rm -rf "$WORK"' EXIT

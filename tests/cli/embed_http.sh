@@ -32,7 +32,7 @@ cleanup() {
 trap cleanup EXIT
 # Nothing from the caller's environment (DBMCP_DB, DBMCP_LOG, …) but the test
 # database server (DBMCP_TEST_PG, see lib/db.sh).
-for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
+for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG'); do unset "$v"; done
 
 passed=0
 failed=0

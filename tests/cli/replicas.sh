@@ -60,7 +60,8 @@ cleanup() {
   [ -n "${KEEP_WORK:-}" ] && echo "kept $WORK" >&2 || rm -rf "$WORK"
 }
 trap cleanup EXIT
-for v in $(compgen -e | grep '^DBMCP_'); do unset "$v"; done
+# Every DBMCP_* of the caller but the test database server (lib/db.sh).
+for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG'); do unset "$v"; done
 export DBMCP_LOG=${REPLICAS_LOG:-error}
 
 # The database from test_db (a file here, a PostgreSQL database with

@@ -19,7 +19,7 @@ command -v node >/dev/null || { echo "search.sh: node is required" >&2; exit 1; 
 
 # Nothing from the caller's environment (DBMCP_DB, DBMCP_INTERFACE, …) but
 # the test database server (DBMCP_TEST_PG, see lib/db.sh).
-for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
+for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG'); do unset "$v"; done
 WORK="$(mktemp -d)"
 trap 'test_db_cleanup; rm -rf "$WORK"' EXIT
 DB="$(test_db search)" || exit 1

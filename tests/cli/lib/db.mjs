@@ -15,10 +15,10 @@
 //   dbRows(bin, db, sql)  `dbmcp sql --json` of one query: its rows as objects
 //
 // `dbmcp sql` waits up to a minute for a lock a running server holds.
-// The PostgreSQL path waits for the PostgreSQL driver: until it lands,
-// dbmcp refuses postgres:// URIs, and this code has not run.
+// With DBMCP_TEST_PG_TRACE naming a file, testDb appends the name of each
+// PostgreSQL database it creates to it (see db.sh).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 
 // A guard against hangs only (a loaded machine, a sanitizer build).
@@ -77,6 +77,7 @@ export function testDb(bin, dir, name, { template } = {}) {
     // Lower case: PostgreSQL folds unquoted names; '-' is not allowed unquoted.
     const db = `dbmcp_test_${name.toLowerCase().replace(/-/g, '_')}_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
     dbSql(bin, base, `CREATE DATABASE ${db}${template ? ` TEMPLATE ${databaseOf(template)}` : ''}`);
+    if (process.env.DBMCP_TEST_PG_TRACE) appendFileSync(process.env.DBMCP_TEST_PG_TRACE, `${db}\n`);
     return uriWithDatabase(base, db);
 }
 

@@ -19,13 +19,17 @@
 #                     URI with that database's name as its path.
 #   test_db_cleanup   drop the PostgreSQL databases test_db created (call
 #                     it from the EXIT trap); nothing to do on SQLite.
+#   db_engine DB      "postgres" for a postgres:// or postgresql:// URI,
+#                     else "sqlite"
 #   db_sql DB [SQL]   dbmcp sql --db DB (standard input without SQL)
 #   db_dump_sum DB    a checksum of `dbmcp dump --db DB`: equal before and
 #                     after exactly when no table, column or row changed
 #
-# The PostgreSQL path of test_db and test_db_cleanup waits for the
-# PostgreSQL driver: until it lands, dbmcp refuses postgres:// URIs, and
-# this code has not run.
+# With DBMCP_TEST_PG_TRACE naming a file, test_db appends the name of each
+# PostgreSQL database it creates to it (testDb in db.mjs too), so a runner
+# (scripts/test.sh) can tell a suite that ran on PostgreSQL from one that
+# quietly used SQLite. Suites that clear the caller's DBMCP_* variables
+# keep every DBMCP_TEST_PG*.
 # shellcheck shell=bash
 
 test_db() {
@@ -42,6 +46,7 @@ test_db() {
   db="dbmcp_test_$(printf '%s' "$name" | tr 'A-Z-' 'a-z_')_$$_${RANDOM}"
   "$BIN" sql --db "$DBMCP_TEST_PG" "CREATE DATABASE $db" >&2 || return 1
   printf '%s\n' "$db" >>"$WORK/.test_dbs"
+  if [ -n "${DBMCP_TEST_PG_TRACE:-}" ]; then printf '%s\n' "$db" >>"$DBMCP_TEST_PG_TRACE"; fi
   _test_db_uri "$DBMCP_TEST_PG" "$db"
 }
 
@@ -62,6 +67,13 @@ test_db_cleanup() {
     "$BIN" sql --db "$DBMCP_TEST_PG" "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1
   done <"$WORK/.test_dbs"
   return 0
+}
+
+db_engine() {
+  case "$1" in
+    [Pp][Oo][Ss][Tt][Gg][Rr][Ee][Ss]://* | [Pp][Oo][Ss][Tt][Gg][Rr][Ee][Ss][Qq][Ll]://*) echo postgres ;;
+    *) echo sqlite ;;
+  esac
 }
 
 db_sql() {

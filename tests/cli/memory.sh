@@ -43,7 +43,7 @@ cleanup() {
 trap cleanup EXIT
 # Nothing from the caller's environment (DBMCP_DB, DBMCP_PRINCIPAL, DBMCP_LLM_*, …)
 # but the test database server (DBMCP_TEST_PG, see lib/db.sh).
-for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG$'); do unset "$v"; done
+for v in $(compgen -e | grep '^DBMCP_' | grep -v '^DBMCP_TEST_PG'); do unset "$v"; done
 export DBMCP_LOG=error
 
 passed=0
@@ -101,12 +101,21 @@ wait_until() {
 # idle_sessions: make every active session but $ACTIVE (when set) look idle
 # for two hours, by moving its times back; with memory.session_idle_s 3600
 # compaction expires exactly these, however long the test took so far.
-# (SQLite's date arithmetic: strftime with a modifier.)
+# The times are moved here, not in SQL: the engines' date arithmetic
+# differs, and the suite runs on both.
 idle_sessions() {
-  sql "UPDATE dbmcp_mem_sessions SET
-         created_at = strftime('%Y-%m-%dT%H:%M:%fZ', created_at, '-2 hours'),
-         last_active_at = strftime('%Y-%m-%dT%H:%M:%fZ', last_active_at, '-2 hours')
-       WHERE state = 'active' AND id <> '${ACTIVE:-}'"
+  local id created active
+  while IFS='|' read -r id created active; do
+    sql "UPDATE dbmcp_mem_sessions SET created_at = '$(two_hours_before "$created")',
+           last_active_at = '$(two_hours_before "$active")' WHERE id = '$id'"
+  done < <(sql "SELECT id, created_at, last_active_at FROM dbmcp_mem_sessions
+                WHERE state = 'active' AND id <> '${ACTIVE:-}'")
+}
+# two_hours_before ISO: the ISO-8601 UTC time (milliseconds, Z) two hours earlier.
+two_hours_before() {
+  local ms
+  ms=$(($(date -u -d "$1" +%s%3N) - 7200000))
+  date -u -d "@$((ms / 1000)).$(printf %03d $((ms % 1000)))" +%Y-%m-%dT%H:%M:%S.%3NZ
 }
 # fails_with TEXT: the last call failed and said TEXT.
 fails_with() { ! [ "$1" = "" ] && grep -qF -- "$1" "$OUT" "$ERR"; }

@@ -15,6 +15,13 @@
 #   bytes<N                 stdout is shorter than N bytes
 #   sql:QUERY => VALUE      `dbmcp sql` on $DB prints VALUE for QUERY
 #
+# Engines. Cases run on SQLite or, with DBMCP_TEST_PG, on PostgreSQL
+# (tests/cli/lib/db.sh). A case whose name starts with "sqlite:" or
+# "postgres:" runs on that engine only, and a check so prefixed is made on
+# that engine only; everything else holds on both. Use them where the
+# engines truly differ (SQL that only one accepts, the engine's own error
+# wording), giving each engine a case or check that proves the same.
+#
 # The sourcing script sets BIN and FILES, calls cases_init_demo NAME (or
 # sets DB and WORK itself) and defines the functions its commands use; run_cases CASEFILE then runs every case, in
 # order, prints "ok"/"FAIL" a case and "N passed, M failed" last, and
@@ -59,10 +66,23 @@ trim() {
   printf '%s' "$s"
 }
 
+# on_engine TEXT: TEXT without its "sqlite:"/"postgres:" prefix, when it has
+# none or the prefix names the engine of $DB; returns 1 when it names the
+# other engine.
+on_engine() {
+  case "$1" in
+    sqlite:* | postgres:*)
+      [ "${1%%:*}" = "$(db_engine "$DB")" ] || return 1
+      printf '%s' "${1#*:}" ;;
+    *) printf '%s' "$1" ;;
+  esac
+}
+
 # check_one CHECK: one check of the last case; prints why it fails.
 check_one() {
   local check query want got n
   check="$(trim "$1")"
+  check="$(on_engine "$check")" || return 0
   case "$check" in
     out!~*)
       ! grep -qF -- "${check#out!~}" "$WORK/stdout" || { echo "stdout has: ${check#out!~}"; return 1; } ;;
@@ -135,6 +155,7 @@ run_cases() {
   while IFS='|' read -r name want_exit want_db cmd checks; do
     name="$(trim "$name")"
     case "$name" in ''|'#'*) continue ;; esac
+    on_engine "$name" >/dev/null || continue
     run_case "$name" "$(trim "$want_exit")" "$(trim "$want_db")" "$(trim "$cmd")" "$(trim "${checks:-}")"
   done <"$1"
   echo "$passed passed, $failed failed"

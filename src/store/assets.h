@@ -11,6 +11,7 @@ extern const char asset_sqlite_0003_thesaurus_start[];
 extern const char asset_sqlite_0004_memory_start[];
 extern const char asset_sqlite_0005_orchestrator_start[];
 extern const char asset_sqlite_0006_query_budget_start[];
+extern const char asset_sqlite_0007_scoped_bm25_start[];
 extern const char asset_seed_base_start[];
 extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];

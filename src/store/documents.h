@@ -88,10 +88,14 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
  * preparing them per chunk. */
 typedef struct doc_chunk_writer doc_chunk_writer;
 
-int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err);
+/* title: the title of the document whose chunks it inserts (indexed with
+ * each chunk, so counted in its fts_length); NULL when it writes vectors
+ * only. */
+int docs_chunk_writer_open(store *db, const char *title, doc_chunk_writer **out, dbmcp_error *err);
 void docs_chunk_writer_close(doc_chunk_writer *w);
 /* Insert chunk seq (1-based) of document doc (no FTS row yet: see
- * docs_document_index). *chunk_id gets the row id. */
+ * docs_document_index) with its fts_length, the token positions the index
+ * will hold for it (text, heading, title). *chunk_id gets the row id. */
 int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, size_t end,
                       const char *heading, int tokens, const char *text, size_t text_len,
                       int64_t *chunk_id, dbmcp_error *err);

@@ -23,6 +23,7 @@ static const migration sqlite_migrations[] = {
     {4, "0004_memory", asset_sqlite_0004_memory_start},
     {5, "0005_orchestrator", asset_sqlite_0005_orchestrator_start},
     {6, "0006_query_budget", asset_sqlite_0006_query_budget_start},
+    {7, "0007_scoped_bm25", asset_sqlite_0007_scoped_bm25_start},
 };
 
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))

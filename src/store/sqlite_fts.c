@@ -9,7 +9,8 @@
  *
  * Beside the tokenizer: the auxiliary function dbmcp_coverage(), the
  * share of a query's idf weight a row matches — an absolute measure of
- * how much of the question a hit answers, where bm25() only orders hits.
+ * how much of the question a hit answers, where bm25() only orders hits —
+ * and the scalar dbmcp_token_count().
  */
 #include "store/sqlite_fts.h"
 
@@ -197,6 +198,18 @@ static void coverage_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_c
     sqlite3_result_double(ctx, c->total > 0 ? got / c->total : 0);
 }
 
+/* dbmcp_token_count(text): token positions of text; 0 for NULL. */
+static void token_count_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    int64_t n = text ? text_token_count(text, (size_t)sqlite3_value_bytes(argv[0])) : 0;
+    if (n < 0)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_int64(ctx, n);
+}
+
 int sqlite_fts_register(sqlite3 *db)
 {
     fts5_api *api = fts5_api_of(db);
@@ -206,5 +219,9 @@ int sqlite_fts_register(sqlite3 *db)
     int rc = api->xCreateTokenizer(api, SQLITE_FTS_TOKENIZER, NULL, &tokenizer, NULL);
     if (rc == SQLITE_OK)
         rc = api->xCreateFunction(api, SQLITE_FTS_COVERAGE, NULL, coverage_fn, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(db, SQLITE_FTS_TOKEN_COUNT, 1,
+                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                     token_count_fn, NULL, NULL);
     return rc;
 }

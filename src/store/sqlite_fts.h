@@ -38,9 +38,14 @@
  * floor). */
 #define SQLITE_FTS_COVERAGE "dbmcp_coverage"
 
-/* Register the "dbmcp" tokenizer and dbmcp_coverage() on db (store_open
- * does this for every handle). Returns an SQLite result code;
- * SQLITE_ERROR when this SQLite has no FTS5. */
+/* The scalar SQL function dbmcp_token_count(text): the token positions the
+ * "dbmcp" tokenizer gives text (text_token_count, core/textnorm.h); 0 for
+ * NULL. Migrations use it to fill the length column of indexed rows. */
+#define SQLITE_FTS_TOKEN_COUNT "dbmcp_token_count"
+
+/* Register the "dbmcp" tokenizer, dbmcp_coverage() and dbmcp_token_count()
+ * on db (store_open does this for every handle). Returns an SQLite result
+ * code; SQLITE_ERROR when this SQLite has no FTS5. */
 int sqlite_fts_register(sqlite3 *db);
 
 #endif

@@ -432,6 +432,18 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
 
 /* --- reads ------------------------------------------------------------------ */
 
+void docs_search_scope(const char *iface, search_index_scope *out)
+{
+    /* The IN list is evaluated once per statement: each match then costs
+     * a primary-key lookup and a probe of that list. */
+    *out = (search_index_scope){"dbmcp_chunks",
+                                "sr.document_id IN (SELECT d.id FROM dbmcp_documents d"
+                                " JOIN dbmcp_resources res ON res.uri = d.uri AND res.enabled = 1"
+                                " WHERE" EXPOSED_BY_IFACE("d.uri") ")",
+                                {":iface", NULL},
+                                {iface, NULL}};
+}
+
 int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, int64_t chunk_id),
                        void *ctx, dbmcp_error *err)
 {

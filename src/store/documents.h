@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "store/search_index.h"
 #include "store/store.h"
 
 /* The corpus of document chunks, for search/engine.h. */
@@ -142,6 +143,11 @@ typedef struct doc_filter {
     size_t n_meta;
 } doc_filter;
 
+/* The chunks interface iface may read (of documents it exposes, with their
+ * resource enabled), as the scope of a keyword search
+ * (store/search_index.h): the statistics of BM25 come from them and
+ * nothing else, whatever filters narrow the search. out borrows iface. */
+void docs_search_scope(const char *iface, search_index_scope *out);
 /* Call add(ctx, chunk_id) for every chunk passing the filter. */
 int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, int64_t chunk_id),
                        void *ctx, dbmcp_error *err);

@@ -82,6 +82,12 @@ static int filtered_ids_sql(store *db, char *sql, size_t size, dbmcp_error *err)
     return 0;
 }
 
+void mstore_search_scope(const char *u, const char *a, search_index_scope *out)
+{
+    *out = (search_index_scope){
+        "dbmcp_mem_items", "sr.user_id = :u AND sr.agent_id = :a", {":u", ":a"}, {u, a}};
+}
+
 int mstore_scope_item_ids(store *db, const char *u, const char *a, int tier_mask, int64_t **ids,
                           size_t *n, dbmcp_error *err)
 {

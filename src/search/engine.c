@@ -180,6 +180,79 @@ static int snapshot_acquire(store *db, const search_corpus *c, const char *model
     return rc;
 }
 
+/* --- the scope statistics cache ----------------------------------------------- */
+
+/* A scope's row count and total length, reused while the scope's version
+ * (search_index_scope.version) stays the same: counting every chunk an
+ * interface may read costs milliseconds per thousand documents, on every
+ * search. Process-wide, a ring of entries: the oldest makes room. */
+#define STATS_CACHE_SIZE 32
+
+typedef struct stats_entry {
+    char *key; /* database, scope and version (scope_key) */
+    int64_t rows, length;
+} stats_entry;
+
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static stats_entry stats_cache[STATS_CACHE_SIZE];
+static size_t stats_next; /* the entry replaced next */
+
+/* The cache key of scope at version: every part with its length, so no
+ * two scopes share a key whatever bytes their values hold. Caller frees. */
+static char *scope_key(store *db, const search_index_scope *s, const char *version)
+{
+    const char *parts[] = {store_identity(db),
+                           s->rows,
+                           s->condition,
+                           s->values[0] ? s->values[0] : "",
+                           s->values[1] ? s->values[1] : "",
+                           version};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        n += strlen(parts[i]) + 24;
+    char *key = malloc(n + 1);
+    size_t len = 0;
+    for (size_t i = 0; key && i < sizeof parts / sizeof parts[0]; i++)
+        len += (size_t)snprintf(key + len, n + 1 - len, "%zu:%s", strlen(parts[i]), parts[i]);
+    return key;
+}
+
+/* The scope's row count and total length, from the cache when its version
+ * has not moved since they were counted. The version is read first, so
+ * figures counted after a concurrent write are never filed under the
+ * version before it. */
+static int scope_stats(store *db, const search_index_scope *s, int64_t *rows, int64_t *length,
+                       dbmcp_error *err)
+{
+    char version[128];
+    int rc = search_index_scope_version(db, s, version, sizeof version, err);
+    if (rc || !version[0])
+        return rc ? rc : search_index_scope_stats(db, s, rows, length, err);
+    char *key = scope_key(db, s, version);
+    if (!key)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    int found = 0;
+    pthread_mutex_lock(&stats_lock);
+    for (size_t i = 0; i < STATS_CACHE_SIZE && !found; i++)
+        if (stats_cache[i].key && strcmp(stats_cache[i].key, key) == 0) {
+            *rows = stats_cache[i].rows;
+            *length = stats_cache[i].length;
+            found = 1;
+        }
+    pthread_mutex_unlock(&stats_lock);
+    if (found || (rc = search_index_scope_stats(db, s, rows, length, err))) {
+        free(key);
+        return rc;
+    }
+    pthread_mutex_lock(&stats_lock);
+    stats_entry *e = &stats_cache[stats_next];
+    stats_next = (stats_next + 1) % STATS_CACHE_SIZE;
+    free(e->key);
+    *e = (stats_entry){key, *rows, *length};
+    pthread_mutex_unlock(&stats_lock);
+    return 0;
+}
+
 void search_cache_clear(void)
 {
     pthread_mutex_lock(&cache_lock);
@@ -193,6 +266,13 @@ void search_cache_clear(void)
         e = next;
     }
     pthread_mutex_unlock(&cache_lock);
+    pthread_mutex_lock(&stats_lock);
+    for (size_t i = 0; i < STATS_CACHE_SIZE; i++) {
+        free(stats_cache[i].key);
+        stats_cache[i].key = NULL;
+    }
+    stats_next = 0;
+    pthread_mutex_unlock(&stats_lock);
 }
 
 /* --- modes ------------------------------------------------------------------- */
@@ -454,7 +534,7 @@ static int keyword_side(store *db, const search_corpus *c, const search_request 
     if (!(scan.holding = calloc(m.count ? m.count : 1, sizeof *scan.holding)) || !df || !idf)
         rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     if (!rc)
-        rc = search_index_scope_stats(db, req->scope, &rows, &length, err);
+        rc = scope_stats(db, req->scope, &rows, &length, err);
     size_t max =
         req->keyword_rows_max > 0 ? (size_t)req->keyword_rows_max : SEARCH_KEYWORD_ROWS_DEFAULT;
     if (!rc && rows > 0)

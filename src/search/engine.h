@@ -82,7 +82,7 @@
 /* Matching rows the keyword side reads and ranks when the request names no
  * bound: enough for every word of the corpora measured in bench/retrieval
  * (the largest scope there has 3,122 rows), cheap enough for an
- * interactive search (docs/search.md, "Cost"). */
+ * interactive search (docs/search.md, "Cost and the bound"). */
 #define SEARCH_KEYWORD_ROWS_DEFAULT 10000
 #define SEARCH_KEYWORD_ROWS_MAX 1000000 /* largest bound a setting may ask for */
 
@@ -165,8 +165,9 @@ double search_vector_weight_default(const char *kind);
 int search_mode_parse(const char *s);
 const char *search_mode_name(search_mode m);
 
-/* Drop every cached vector index (tests; process exit for leak checkers).
- * Indexes still held by running searches are freed when they finish. */
+/* Drop every cached vector index and scope statistics (tests; process exit
+ * for leak checkers). Indexes still held by running searches are freed
+ * when they finish. */
 void search_cache_clear(void);
 
 #endif

@@ -434,14 +434,21 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
 
 void docs_search_scope(const char *iface, search_index_scope *out)
 {
-    /* The IN list is evaluated once per statement: each match then costs
-     * a primary-key lookup and a probe of that list. */
-    *out = (search_index_scope){"dbmcp_chunks",
-                                "sr.document_id IN (SELECT d.id FROM dbmcp_documents d"
-                                " JOIN dbmcp_resources res ON res.uri = d.uri AND res.enabled = 1"
-                                " WHERE" EXPOSED_BY_IFACE("d.uri") ")",
-                                {":iface", NULL},
-                                {iface, NULL}};
+    /* Tested per chunk (EXISTS), not as a list of every exposed document
+     * built per statement: a match then costs a few lookups, whatever
+     * the size of the collections. The version changes with every
+     * ingest (chunks) and every change of resources or of what an
+     * interface exposes (the catalog's resources version, triggers). */
+    *out = (search_index_scope){
+        "dbmcp_chunks",
+        "EXISTS (SELECT 1 FROM dbmcp_documents d JOIN dbmcp_resources res ON res.uri = d.uri"
+        " AND res.enabled = 1 WHERE d.id = sr.document_id AND" EXPOSED_BY_IFACE("d.uri") ")",
+        "CAST((SELECT version FROM dbmcp_data_versions WHERE name = '" DOCS_VERSION_KEY
+        "') AS TEXT)"
+        " || '/' || CAST((SELECT resources_version FROM dbmcp_catalog_version WHERE id = 1) AS "
+        "TEXT)",
+        {":iface", NULL},
+        {iface, NULL}};
 }
 
 int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, int64_t chunk_id),

@@ -137,6 +137,28 @@ int search_index_scope_stats(store *db, const search_index_scope *scope, int64_t
     return rc < 0 ? rc : 0;
 }
 
+int search_index_scope_version(store *db, const search_index_scope *scope, char *out, size_t size,
+                               dbmcp_error *err)
+{
+    out[0] = '\0';
+    if (!scope->version)
+        return 0;
+    char sql[1024];
+    int n = snprintf(sql, sizeof sql, "SELECT %s", scope->version);
+    if (n < 0 || (size_t)n >= sizeof sql || strchr(scope->version, ';'))
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "search index: bad scope version");
+    store_stmt *st;
+    int rc = store_prepare(db, sql, &st, err);
+    if (rc)
+        return rc;
+    rc = store_step(st, err);
+    if (rc == STORE_ROW && store_column_text(st, 0))
+        snprintf(out, size, "%s", store_column_text(st, 0));
+    store_finalize(st);
+    return rc < 0 ? rc : 0;
+}
+
 int search_index_phrase_rows(store *db, const char *fts_table, const search_index_scope *scope,
                              const char *phrase, int64_t *count, dbmcp_error *err)
 {

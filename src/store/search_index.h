@@ -58,6 +58,9 @@ int search_index_bump(store *db, const char *key, dbmcp_error *err);
 typedef struct search_index_scope {
     const char *rows;      /* table with a row per indexed item: id (= FTS rowid), fts_length */
     const char *condition; /* SQL condition over the alias sr of rows */
+    const char *version;   /* SQL expression (no parameters) whose value changes whenever a row
+                              may join or leave the scope or change length: the scope's
+                              statistics may be reused while it stays; NULL: never reused */
     const char *names[2];  /* the :parameters condition uses (NULL when fewer) */
     const char *values[2]; /* their values, bound as text */
 } search_index_scope;
@@ -99,6 +102,11 @@ typedef int (*search_index_match_fn)(void *ctx, int64_t id, int64_t length,
  * fts_length. */
 int search_index_scope_stats(store *db, const search_index_scope *scope, int64_t *rows,
                              int64_t *length, dbmcp_error *err);
+/* The current value of scope->version as text into out ("" when the
+ * scope has none: its statistics are not to be reused). Read it before
+ * the statistics it stands for. */
+int search_index_scope_version(store *db, const search_index_scope *scope, char *out, size_t size,
+                               dbmcp_error *err);
 /* *count gets the number of rows in the scope that hold phrase (its text,
  * as in search_index_query) in fts_table. */
 int search_index_phrase_rows(store *db, const char *fts_table, const search_index_scope *scope,

@@ -10,6 +10,8 @@
  *     document chunks (text, heading and title);
  *   - nothing another scope holds moves a score, a coverage or a rank;
  *   - the bound on rows read: flagged, newest rows kept, statistics exact;
+ *   - a document scope's statistics reused until an ingest or a change of
+ *     exposure renews them;
  *   - the lengths written with each row equal the migration's count.
  *
  * Database tests use a fresh SQLite file under $TMPDIR with the schema and
@@ -374,6 +376,77 @@ static void test_chunks_equal_fts5(void **state)
     assert_true(query_int(t->db, "SELECT min(fts_length) FROM dbmcp_chunks") > 0);
 }
 
+static void ingest(temp_db *t, const char *name, const char *text)
+{
+    ingest_options o;
+    ingest_options_default(&o);
+    o.collection = "c";
+    o.interface = "default";
+    ingest_report r;
+    dbmcp_error err;
+    if (ingest_buffer(t->db, t->emb, name, text, strlen(text), &o, &r, &err) != 0)
+        fail_msg("ingest %s: %s", name, err.message);
+}
+
+static void search_documents(store *db, const char *query, search_result *res)
+{
+    search_index_scope scope;
+    docs_search_scope("default", &scope);
+    search_request req = {0};
+    req.query = query;
+    req.mode = SEARCH_KEYWORD;
+    req.k = 10;
+    req.scope = &scope;
+    dbmcp_error err;
+    if (search_run(db, &(search_corpus){DOCS_FTS_TABLE, NULL, DOCS_VERSION_KEY}, &req, res, &err))
+        fail_msg("search: %s", err.message);
+}
+
+/* The same hits and scores, or (differ) not. */
+static int same_results(const search_result *a, const search_result *b)
+{
+    if (a->count != b->count)
+        return 0;
+    for (size_t i = 0; i < a->count; i++)
+        if (a->hits[i].id != b->hits[i].id || a->hits[i].bm25 != b->hits[i].bm25)
+            return 0;
+    return 1;
+}
+
+/* A document scope's statistics are reused while its version stays: an
+ * ingest or a change of what the interface exposes renews them. Each
+ * search must equal one made with an empty cache. */
+static void test_stats_cache(void **state)
+{
+    temp_db *t = *state;
+    ingest(t, "a.txt", "overtime premium overtime\n");
+    ingest(t, "b.txt", "overtime rules\n");
+    ingest(t, "c.txt", "holiday rules\n");
+    search_result before, after, fresh;
+    search_documents(t->db, "overtime", &before);
+    ingest(t, "d.txt", "overtime again and again\n");
+    search_documents(t->db, "overtime", &after);
+    search_cache_clear();
+    search_documents(t->db, "overtime", &fresh);
+    assert_true(same_results(&after, &fresh));
+    assert_false(same_results(&after, &before)); /* a fourth row: N and the counts moved */
+    search_result_free(&before);
+    search_result_free(&fresh);
+    /* A resource disabled leaves the scope: fewer rows, other scores. */
+    dbmcp_error err;
+    assert_int_equal(
+        store_exec(t->db, "UPDATE dbmcp_resources SET enabled = 0 WHERE uri = 'doc://c/c'", &err),
+        0);
+    search_documents(t->db, "overtime", &before);
+    search_cache_clear();
+    search_documents(t->db, "overtime", &fresh);
+    assert_true(same_results(&before, &fresh));
+    assert_false(same_results(&before, &after));
+    search_result_free(&before);
+    search_result_free(&after);
+    search_result_free(&fresh);
+}
+
 static void test_memory_lengths(void **state)
 {
     temp_db *t = *state;
@@ -395,6 +468,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_other_scopes_change_nothing, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_bound, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_chunks_equal_fts5, db_setup, db_teardown),
+        cmocka_unit_test_setup_teardown(test_stats_cache, db_setup, db_teardown),
         cmocka_unit_test_setup_teardown(test_memory_lengths, db_setup, db_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

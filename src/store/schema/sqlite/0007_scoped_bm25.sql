@@ -8,7 +8,9 @@
 -- dbmcp_chunks_fts indexes them; memory items: text), written with the row
 -- by src/store/documents.c and src/store/memory_store.c. Rows written before
 -- get it here, counted by the same tokenizer (dbmcp_token_count,
--- src/store/sqlite_fts.h). New: the setting search.keyword_rows_max.
+-- src/store/sqlite_fts.h). An index lets a search count the items of one
+-- user's and agent's memory and their total length without reading the
+-- rows. New: the setting search.keyword_rows_max.
 
 ALTER TABLE dbmcp_chunks ADD COLUMN fts_length INTEGER NOT NULL DEFAULT 0;
 UPDATE dbmcp_chunks SET fts_length = dbmcp_token_count(text) + dbmcp_token_count(heading)
@@ -21,3 +23,7 @@ INSERT INTO dbmcp_settings (key, value, description)
 SELECT 'search.keyword_rows_max', '10000', 'search_documents: most matching chunks the keyword side reads (newest first) and ranks; past it older matches are not ranked (100 .. 1000000)'
  WHERE EXISTS (SELECT 1 FROM dbmcp_settings WHERE key = 'query.max_chars')
    AND NOT EXISTS (SELECT 1 FROM dbmcp_settings WHERE key = 'search.keyword_rows_max');
+
+-- A scope's statistics of memory (count and total length of one user's and
+-- agent's items) from the index alone, on every search.
+CREATE INDEX dbmcp_mem_items_length ON dbmcp_mem_items (user_id, agent_id, fts_length);

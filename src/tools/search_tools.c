@@ -468,12 +468,14 @@ static int search_documents(tool_env *env, const json_t *args, tool_output *out,
             append(&o, "No documents to search: no document this interface exposes matches the "
                        "filters.\n");
         /* Vectors of another model are never compared: say so instead of
-         * silently finding nothing by vector. */
-        if (allowed.n && a.mode != SEARCH_KEYWORD && !info.vector_off && res.vectors_total == 0) {
-            char note[256];
+         * silently finding nothing by vector. Judged by the documents
+         * searched, not the whole index: whether other collections have
+         * vectors is none of this caller's business. */
+        if (allowed.n && a.mode != SEARCH_KEYWORD && !info.vector_off && res.vector_count == 0) {
+            char note[384];
             snprintf(note, sizeof note,
-                     "Note: no stored vectors of the embedder model %s; the vector side found "
-                     "nothing (the operator runs `dbmcp reembed`).\n",
+                     "Note: no stored vectors of the embedder model %s in the documents searched; "
+                     "the vector side found nothing (the operator runs `dbmcp reembed`).\n",
                      res.model);
             append(&o, note);
         }

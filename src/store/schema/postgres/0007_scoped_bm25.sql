@@ -17,7 +17,7 @@ ALTER TABLE dbmcp_chunks ADD COLUMN fts_length integer NOT NULL DEFAULT 0;
 ALTER TABLE dbmcp_mem_items ADD COLUMN fts_length integer NOT NULL DEFAULT 0;
 
 INSERT INTO dbmcp_settings (key, value, description)
-SELECT 'search.keyword_rows_max', '10000', 'search_documents: most matching chunks the keyword side reads (newest first) and ranks; past it older matches are not ranked (100 .. 1000000)'
+SELECT 'search.keyword_rows_max', '100000', 'search_documents: most matching chunks the keyword side reads (newest first) and ranks; past it older matches are not ranked (100 .. 1000000)'
  WHERE EXISTS (SELECT 1 FROM dbmcp_settings WHERE key = 'query.max_chars')
    AND NOT EXISTS (SELECT 1 FROM dbmcp_settings WHERE key = 'search.keyword_rows_max');
 

@@ -92,10 +92,25 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
                                     " SELECT 'delete', i.id, i.text FROM dbmcp_mem_items i"
                                     " WHERE%s",
                                     NULL},
-    [DIALECT_FTS_KEYWORD_SEARCH] = {"keyword search",
-                                    "SELECT rowid, bm25(%1$s), dbmcp_coverage(%1$s, :n)"
-                                    " FROM %1$s WHERE %1$s MATCH :q ORDER BY 2, 1",
-                                    NULL},
+    /* The index drives both: FTS5 walks the postings of the expression in
+     * rowid order (descending: no sort) and each match is looked up in the
+     * rows table by primary key and tested against the scope. CROSS JOIN
+     * keeps that order: left to itself the planner may walk the scope and
+     * ask FTS5 for one rowid at a time, which sets the whole query up
+     * again per row (seconds for a scope of 20,000 rows). An FTS5 table's
+     * hidden column of its own name stands for the table (MATCH, auxiliary
+     * functions) under an alias. */
+    [DIALECT_FTS_SCOPE_MATCH] = {"scoped keyword match",
+                                 "SELECT sr.id, sr.fts_length, dbmcp_phrase_hits(f.%3$s)"
+                                 " FROM %3$s f CROSS JOIN %1$s sr WHERE sr.id = f.rowid"
+                                 " AND f.%3$s MATCH :q AND (%2$s) ORDER BY f.rowid DESC",
+                                 NULL},
+    [DIALECT_FTS_SCOPE_COUNT] = {"scoped phrase count",
+                                 "SELECT count(*) FROM %3$s f CROSS JOIN %1$s sr"
+                                 " WHERE sr.id = f.rowid"
+                                 " AND f.%3$s MATCH ('\"' || replace(:p, '\"', '\"\"') || '\"')"
+                                 " AND (%2$s)",
+                                 NULL},
     /* SQLite runs one writer at a time: BEGIN IMMEDIATE is the lock, and the
      * statement only has to be harmless. */
     [DIALECT_SESSION_KEY_LOCK] = {"session key lock", "SELECT 1",

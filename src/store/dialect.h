@@ -43,9 +43,15 @@ typedef enum dialect_fragment {
     DIALECT_CHUNKS_FTS_UNINDEX, /* (): remove the chunks of document :d from the index */
     DIALECT_MEMORY_FTS_INDEX,   /* (): index memory item :id with text :text */
     DIALECT_MEMORY_FTS_UNINDEX, /* (where): remove items i WHERE <where> from the index */
-    DIALECT_FTS_KEYWORD_SEARCH, /* (table): rows (id, score) matching :q, best first */
-    DIALECT_SESSION_KEY_LOCK,   /* (): in a transaction, wait for others creating a session of
-                                   API key :k (SQLite: the write lock already serialises) */
+    /* (rows, condition, fts): the rows sr of table rows in scope (condition
+     * over sr) that match the expression :q of index fts, newest first:
+     * (id, fts_length, phrase hits: int32 (phrase, count) pairs) */
+    DIALECT_FTS_SCOPE_MATCH,
+    /* (rows, condition, fts): count of the rows in scope holding phrase :p
+     * (its text, without quotes) */
+    DIALECT_FTS_SCOPE_COUNT,
+    DIALECT_SESSION_KEY_LOCK, /* (): in a transaction, wait for others creating a session of
+                                 API key :k (SQLite: the write lock already serialises) */
     /* Clauses ---------------------------------------------------------------------- */
     DIALECT_SKIP_LOCKED, /* (): after a subquery's LIMIT: lock the rows it picks, passing
                             over rows other transactions locked (SQLite: nothing) */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textnorm.h"
 #include "store/dialect.h"
 #include "store/memory_store_internal.h"
 #include "store/search_index.h"
@@ -95,16 +96,22 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
     if (rc != DBMCP_ENOTFOUND)
         return rc;
     *existed = 0;
-    if ((rc = mstore_prepare_scoped(
-             db,
-             "INSERT INTO dbmcp_mem_items (user_id, agent_id, tier, content_hash, text, created_at,"
-             " last_seen_at) VALUES (:u, :a, :tier, :h, :text, :now, :now) RETURNING id",
-             u, a, &st, err)))
+    /* The length BM25 sees: the token positions the index holds for text. */
+    int64_t length = text_token_count(text, strlen(text));
+    if (length < 0)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    if ((rc = mstore_prepare_scoped(db,
+                                    "INSERT INTO dbmcp_mem_items (user_id, agent_id, tier,"
+                                    " content_hash, text, created_at, last_seen_at, fts_length)"
+                                    " VALUES (:u, :a, :tier, :h, :text, :now, :now, :len)"
+                                    " RETURNING id",
+                                    u, a, &st, err)))
         return rc;
     store_bind_text(st, ":tier", tier);
     store_bind_text(st, ":h", hash);
     store_bind_text(st, ":text", text);
     store_bind_text(st, ":now", now);
+    store_bind_int(st, ":len", length);
     if ((rc = mstore_one_int(st, item_id, err)))
         return rc == DBMCP_ENOTFOUND ? DBMCP_ESTORE : rc;
     char sql[256];

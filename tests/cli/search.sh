@@ -57,7 +57,7 @@ search_as() { # search_as INTERFACE: the whole tools/call result, milliseconds a
     --json --db "$DB" --interface "$1" 2>"$WORK/call.err" |
     sed -E 's/ · [0-9]+\.[0-9] ms/ · _ ms/; s/("dbmcp\/callId": )"[^"]*"/\1"_"/'
 }
-sqlite3 "$DB" "INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('ontology', 'search_documents', 90)" ||
+db_sql "$DB" "INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('ontology', 'search_documents', 90)" ||
   exit 1
 search_as document_analysis >"$WORK/a-before.json"
 search_as ontology >"$WORK/b-before.json"

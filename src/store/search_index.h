@@ -49,7 +49,9 @@ int search_index_bump(store *db, const char *key, dbmcp_error *err);
  * written. SQLite answers from the FTS5 table (dbmcp_phrase_hits,
  * store/sqlite_fts.h) joined to the rows table by rowid; PostgreSQL, with
  * dbmcp's tokens in a tsvector under a GIN index, from the rows table
- * alone (the fragments DIALECT_FTS_SCOPE_MATCH and _COUNT). */
+ * alone (the fragments DIALECT_FTS_SCOPE_MATCH and _COUNT). The first
+ * query is plain SQL both engines run; the engine may reuse its answer
+ * while search_index_scope_version stays the same. */
 
 /* Who may read which rows of a corpus: made by the store module that owns
  * the corpus (mstore_search_scope, docs_search_scope), so its SQL stays

@@ -11,6 +11,7 @@
 #include "core/ids.h"
 #include "core/textnorm.h"
 #include "store/dialect.h"
+#include "store/pg_fts.h"
 #include "store/registry_internal.h"
 #include "store/search_index.h"
 
@@ -330,6 +331,8 @@ int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, s
 
 int docs_document_index(store *db, int64_t doc, dbmcp_error *err)
 {
+    if (pg_fts_applies(db)) /* tokens computed in C, one row at a time */
+        return pg_fts_index_chunks(db, doc, err);
     /* One statement for all rows: FTS5 flushes its pending terms into a new
      * segment at every statement savepoint, so row-by-row inserts between
      * other writes would build one tiny segment per chunk. */

@@ -15,6 +15,7 @@
 #include "core/textnorm.h"
 #include "store/dialect.h"
 #include "store/memory_store_internal.h"
+#include "store/pg_fts.h"
 #include "store/search_index.h"
 
 /* LIMIT for "no limit": SQLite's -1 is refused by PostgreSQL. */
@@ -67,6 +68,22 @@ int mstore_one_int(store_stmt *st, int64_t *out, dbmcp_error *err)
 
 /* --- items ----------------------------------------------------------------- */
 
+/* Add item id with text to the full-text index (PostgreSQL: its tokens
+ * computed in C, store/pg_fts.h). */
+static int index_item(store *db, int64_t id, const char *text, dbmcp_error *err)
+{
+    if (pg_fts_applies(db))
+        return pg_fts_index_memory(db, id, text, err);
+    char sql[256];
+    store_stmt *st;
+    int rc = dialect_format(db, DIALECT_MEMORY_FTS_INDEX, sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
+        return rc;
+    store_bind_int(st, ":id", id);
+    store_bind_text(st, ":text", text);
+    return mstore_run(st, err);
+}
+
 int mstore_item_put(store *db, const char *u, const char *a, const char *tier, const char *hash,
                     const char *text, const char *now, int64_t *item_id, int *existed,
                     dbmcp_error *err)
@@ -114,13 +131,7 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
     store_bind_int(st, ":len", length);
     if ((rc = mstore_one_int(st, item_id, err)))
         return rc == DBMCP_ENOTFOUND ? DBMCP_ESTORE : rc;
-    char sql[256];
-    if ((rc = dialect_format(db, DIALECT_MEMORY_FTS_INDEX, sql, sizeof sql, err)) ||
-        (rc = store_prepare(db, sql, &st, err)))
-        return rc;
-    store_bind_int(st, ":id", *item_id);
-    store_bind_text(st, ":text", text);
-    if ((rc = mstore_run(st, err)))
+    if ((rc = index_item(db, *item_id, text, err)))
         return rc;
     if ((rc =
              mstore_prepare_scoped(db,

@@ -11,6 +11,7 @@
 
 #include "core/ids.h"
 #include "store/dialect.h"
+#include "store/pg_fts.h"
 
 /* A new version row starts at a random 48-bit value (search_index.h). */
 #define VERSION_START_MASK ((UINT64_C(1) << 48) - 1)
@@ -167,8 +168,14 @@ int search_index_phrase_rows(store *db, const char *fts_table, const search_inde
     int rc = prepare_scoped(db, DIALECT_FTS_SCOPE_COUNT, fts_table, scope, &st, err);
     if (rc)
         return rc;
-    store_bind_text(st, ":p", phrase);
+    char *tsquery = NULL;
+    if (pg_fts_applies(db) && pg_fts_phrase_tsquery(phrase, &tsquery)) {
+        store_finalize(st);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    store_bind_text(st, ":p", tsquery ? tsquery : phrase);
     rc = store_step(st, err);
+    free(tsquery);
     if (rc == STORE_ROW)
         *count = store_column_int(st, 0);
     store_finalize(st);
@@ -198,16 +205,22 @@ int search_index_matches(store *db, const char *fts_table, const search_index_sc
 {
     if (capped)
         *capped = 0;
+    /* PostgreSQL: the tsquery and the phrases' tokens, rebuilt from q's
+     * phrase list (store/pg_fts.h). */
+    pg_fts_query *pq = NULL;
     search_index_hit *hits = malloc((q->count ? q->count : 1) * sizeof *hits);
-    if (!hits)
+    if (!hits || (pg_fts_applies(db) && pg_fts_query_build(q, &pq))) {
+        free(hits);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
     store_stmt *st;
     int rc = prepare_scoped(db, DIALECT_FTS_SCOPE_MATCH, fts_table, scope, &st, err);
     if (rc) {
         free(hits);
+        pg_fts_query_free(pq);
         return rc;
     }
-    store_bind_text(st, ":q", q->match);
+    store_bind_text(st, ":q", pq ? pg_fts_query_text(pq) : q->match);
     size_t rows = 0;
     for (;;) {
         if (cancelled && *cancelled) {
@@ -224,12 +237,14 @@ int search_index_matches(store *db, const char *fts_table, const search_index_sc
             break;
         }
         rows++;
-        size_t n = read_hits(st, 2, q->count, hits);
+        size_t n =
+            pq ? pg_fts_hits(pq, store_column_text(st, 2), hits) : read_hits(st, 2, q->count, hits);
         if (n && (rc = fn(ctx, store_column_int(st, 0), store_column_int(st, 1), hits, n)))
             break;
     }
     store_finalize(st);
     free(hits);
+    pg_fts_query_free(pq);
     return refused_query(rc == STORE_DONE ? 0 : rc, err);
 }
 

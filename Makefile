@@ -26,7 +26,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-repair bench-vector bench-json-write bench-retrieval clean
+.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-query-pg bench-repair bench-vector bench-json-write bench-retrieval clean
 
 all: $(BUILD)/dbmcp
 
@@ -97,6 +97,10 @@ bench: all
 # execute_query against Bytebase DBHub on a 1,000,000-row table.
 bench-query: all
 	@bench/query.sh
+
+# The same queries on a throw-away PostgreSQL 15, DBHub with --dsn postgres://; then 1 vs 2 replicas.
+bench-query-pg: all
+	bench/query_pg.sh
 
 # The repair engine against npm jsonrepair on tests/cases/repair, in-process loops.
 bench-repair: $(BUILD)/bench/repair_bench

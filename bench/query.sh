@@ -80,6 +80,13 @@ cp "$data" "$db"
   fail "\`$dbmcp init --db $db\` failed"
 }
 
+# The pipelined phase keeps 8 calls in flight from one caller: lift the
+# per-caller cap of concurrent agent queries (default 4) to let them run.
+"$dbmcp" sql --db "$db" "INSERT INTO dbmcp_settings (key, value) VALUES
+  ('query.max_concurrent_per_key', '16'), ('query.max_concurrent', '16')
+  ON CONFLICT (key) DO UPDATE SET value = excluded.value" >/dev/null ||
+  fail "cannot set the query caps"
+
 if [ "$tool" = report ]; then
   # Stand-in: two report tools in the default interface running the same SQL
   # (the preview's LIMIT bound from max_rows).

@@ -45,7 +45,15 @@
 set -euo pipefail
 
 PG_BIN=${DBMCP_PG_BIN:-/usr/lib/postgresql/15/bin}
-PG_PORT=5432 # names the socket file DIR/.s.PGSQL.5432; there is no TCP port
+# The port names the socket file DIR/.s.PGSQL.PORT. There is no TCP port
+# unless DBMCP_PG_TCP_PORT is set (bench/query_pg.sh: a peer that cannot use
+# a socket): then the server also listens on 127.0.0.1 at that port, and the
+# printed URI carries it.
+PG_PORT=${DBMCP_PG_TCP_PORT:-5432}
+PG_LISTEN=''
+[ -n "${DBMCP_PG_TCP_PORT:-}" ] && PG_LISTEN='127.0.0.1'
+PG_URI_PORT=''
+[ -n "${DBMCP_PG_TCP_PORT:-}" ] && PG_URI_PORT="&port=$PG_PORT"
 MARKER=.dbmcp-pg
 
 # The caller's PG* variables (PGHOST, PGPASSWORD, PGOPTIONS, …) would steer
@@ -160,7 +168,7 @@ cmd_start() {
   cat >>"$dir/data/postgresql.conf" <<EOF
 
 # scripts/pg.sh: a throw-away test server
-listen_addresses = ''
+listen_addresses = '$PG_LISTEN'
 unix_socket_directories = '$dir'
 port = $PG_PORT
 fsync = off
@@ -177,7 +185,7 @@ EOF
     die "the server in $dir does not accept connections (log: $dir/server.log)"
 
   local uri
-  uri="postgresql://postgres:$password@/postgres?host=$(uri_encode "$dir")"
+  uri="postgresql://postgres:$password@/postgres?host=$(uri_encode "$dir")$PG_URI_PORT"
   # Prove what we print: libpq parses it and the password authenticates.
   psql -X -q -At -v ON_ERROR_STOP=1 -d "$uri" -c 'SELECT 1' >/dev/null ||
     die "the server in $dir refuses its own URI"

@@ -36,6 +36,8 @@ function parseArgs(argv) {
     dbhubNode: null,
     dbhub: null,
     dbhubCwd: null,
+    dbhubDsn: null, // DBHub's --dsn; default sqlite://<db>
+    engine: 'sqlite', // what --db is: 'sqlite' (a file) or 'postgres' (a URI)
     dbmcpSqlite: 'unknown', // the SQLite version dbmcp is built against (from query.sh)
     dbmcpTool: 'execute_query', // or 'report': stand-in report tools (see query.sh)
     out: null,
@@ -65,6 +67,8 @@ function parseArgs(argv) {
       case '--dbhub-node': o.dbhubNode = v; i++; break;
       case '--dbhub': o.dbhub = v; i++; break;
       case '--dbhub-cwd': o.dbhubCwd = v; i++; break;
+      case '--dbhub-dsn': o.dbhubDsn = v; i++; break;
+      case '--engine': o.engine = v; i++; break;
       case '--dbmcp-sqlite': o.dbmcpSqlite = v; i++; break;
       case '--dbmcp-tool': o.dbmcpTool = v; i++; break;
       case '--out': o.out = v; i++; break;
@@ -85,7 +89,10 @@ function parseArgs(argv) {
   if (!o.dbhub || !o.dbhubNode) die('--dbhub (DBHub dist/index.js) and --dbhub-node (Node >= 22.5) are required');
   if (!['execute_query', 'report'].includes(o.dbmcpTool)) die(`--dbmcp-tool must be execute_query or report`);
   // DBHub runs in its own working directory: make every path absolute.
-  for (const k of ['dbmcp', 'db', 'dbhubNode', 'dbhub']) if (o[k].includes('/')) o[k] = resolve(o[k]);
+  if (!['sqlite', 'postgres'].includes(o.engine)) die('--engine must be sqlite or postgres');
+  const paths = o.engine === 'sqlite' ? ['dbmcp', 'db', 'dbhubNode', 'dbhub'] : ['dbmcp', 'dbhubNode', 'dbhub'];
+  for (const k of paths) if (o[k].includes('/')) o[k] = resolve(o[k]);
+  if (!o.dbhubDsn) o.dbhubDsn = `sqlite://${o.db}`;
   return o;
 }
 
@@ -163,7 +170,7 @@ function serverSpecs(o) {
     {
       name: 'dbhub',
       cmd: o.dbhubNode,
-      args: [o.dbhub, '--transport', 'stdio', '--dsn', `sqlite://${o.db}`],
+      args: [o.dbhub, '--transport', 'stdio', '--dsn', o.dbhubDsn],
       cwd: o.dbhubCwd || undefined,
       calls: {
         preview: { name: 'execute_sql', arguments: { sql: PREVIEW_SQL } },
@@ -693,9 +700,13 @@ async function main() {
     dbmcpSqlite: o.dbmcpSqlite,
     kernel: os.release(),
     dbmcpTool: o.dbmcpTool,
+    engine: o.engine,
   };
   console.log(`bench-query: ${env.date}  nproc=${env.nproc}  cpu="${env.cpuModel}"  driver node ${env.driverNode}, ` +
-    `DBHub on node ${env.dbhubNode}; SQLite: dbhub ${env.dbhubSqlite} (node:sqlite), dbmcp ${env.dbmcpSqlite}; ` +
+    `DBHub on node ${env.dbhubNode}; ` +
+    (o.engine === 'sqlite'
+      ? `SQLite: dbhub ${env.dbhubSqlite} (node:sqlite), dbmcp ${env.dbmcpSqlite}; `
+      : `both on one PostgreSQL server (DBHub: node-postgres, dbmcp: libpq); `) +
     `dbmcp tool: ${o.dbmcpTool}`);
 
   let clients = {};

@@ -31,7 +31,8 @@
 // question, and hits returned for off-corpus questions (the other half's
 // questions, whose answers are not in this corpus: what is returned there is
 // padding). LoCoMo evidence turns with identical text count as one item (dbmcp
-// stores a text once per memory).
+// stores a text once per memory). Also the milliseconds per search, from
+// request to response over stdio (median and 90th percentile per mode).
 //
 // Usage: node run.mjs --dbmcp BIN --data DIR --work DIR [--sets a,b] [--half tune|report|both]
 //                     [--modes default,keyword,vector] [--set key=value,…] [--args JSON]
@@ -40,7 +41,8 @@
 //   --args   extra arguments for every search call, e.g. '{"min_relevance":0}'
 //   --limit  questions per set and half (quick runs); --off off-corpus questions (200)
 //   --reuse  keep each loaded database in WORK and start later runs from a copy
-//            (tuning sweeps: settings only matter at search time)
+//            (tuning sweeps: settings only matter at search time; a newer dbmcp
+//            migrates the copy, so two versions can be timed on the same data)
 //   --floors also print each mode's figures with its hits cut at these relevance
 //            floors (the returned hits filtered by scores.relevance; run with
 //            --args '{"min_relevance":0}' so nothing is cut before)
@@ -141,6 +143,7 @@ async function prepareDb(name, iface, tools, load) {
   const db = path.join(WORK, `${name}.db`), base = path.join(WORK, `${name}.base.db`);
   if (REUSE && fs.existsSync(base)) {
     copyDb(base, db);
+    dbmcp("init", "--db", db); // a newer dbmcp migrates the copy (timing runs across versions)
   } else {
     for (const ext of ["", "-wal", "-shm"]) fs.rmSync(db + ext, { force: true });
     dbmcp("init", "--db", db);
@@ -289,6 +292,21 @@ function summary(asked, off, floor = 0) {
 
 const relOf = (scores) => (scores && typeof scores.relevance === "number" ? scores.relevance : 1);
 
+// One search, its wall time from request to response (ms) pushed to ms.
+async function timed(srv, tool, a, ms) {
+  const t0 = process.hrtime.bigint();
+  const r = await srv.call(tool, a);
+  ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  return r;
+}
+
+// Median and 90th percentile of a list of milliseconds.
+function latency(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (p) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : null);
+  return { median: at(0.5), p90: at(0.9), n: s.length };
+}
+
 // --- documents: XQuAD, JSQuAD ---------------------------------------------------------------
 
 const modeArgs = (mode) => (mode === "default" ? {} : { mode });
@@ -315,16 +333,16 @@ async function runDocs(name, set, half, offQuestions) {
   const raw = {};
   const items = (r) => r.results.map((x) => ({ id: docOf(x.document), rel: relOf(x.scores) }));
   for (const mode of MODES) {
-    const asked = [], off = [];
+    const asked = [], off = [], ms = [];
     for (const q of questions) {
-      const r = await srv.call("search_documents", { query: q.q, k: K, ...modeArgs(mode), ...EXTRA });
+      const r = await timed(srv, "search_documents", { query: q.q, k: K, ...modeArgs(mode), ...EXTRA }, ms);
       asked.push({ items: items(r), gold: new Set(q.gold) });
     }
     for (const q of offQuestions) {
-      const r = await srv.call("search_documents", { query: q.q, k: K, ...modeArgs(mode), ...EXTRA });
+      const r = await timed(srv, "search_documents", { query: q.q, k: K, ...modeArgs(mode), ...EXTRA }, ms);
       off.push(items(r));
     }
-    raw[mode] = { asked, off };
+    raw[mode] = { asked, off, ms };
   }
   await srv.stop();
   const rows = docs.map((d, i) => ({ rowid: i + 1, text: d.text }));
@@ -380,16 +398,16 @@ async function runConversation(conv, offQuestions) {
   const items = (r) => r.hits.map((h) => ({ id: h.text, rel: relOf(h.scores) }));
   const gold = (q) => new Set(q.evidence.map((e) => textOfDia.get(e)));
   for (const mode of MODES) {
-    const asked = [], off = [];
+    const asked = [], off = [], ms = [];
     for (const q of questions) {
-      const r = await srv.call("memory_search", { query: q.q, tiers: ["message"], limit: K, ...modeArgs(mode), ...EXTRA });
+      const r = await timed(srv, "memory_search", { query: q.q, tiers: ["message"], limit: K, ...modeArgs(mode), ...EXTRA }, ms);
       asked.push({ items: items(r), gold: gold(q) });
     }
     for (const q of offQuestions) {
-      const r = await srv.call("memory_search", { query: q.q, tiers: ["message"], limit: K, ...modeArgs(mode), ...EXTRA });
+      const r = await timed(srv, "memory_search", { query: q.q, tiers: ["message"], limit: K, ...modeArgs(mode), ...EXTRA }, ms);
       off.push(items(r));
     }
-    raw[mode] = { asked, off };
+    raw[mode] = { asked, off, ms };
   }
   await srv.stop();
   const distinct = [...new Set(ts.map((t) => t.text))];
@@ -415,9 +433,10 @@ async function runMemory(set, half) {
     turnsN += r.turns;
     qN += r.questions;
     for (const [m, v] of Object.entries(r.raw)) {
-      raw[m] ??= { asked: [], off: [] };
+      raw[m] ??= { asked: [], off: [], ms: [] };
       raw[m].asked.push(...v.asked);
       raw[m].off.push(...v.off);
+      raw[m].ms.push(...(v.ms || []));
     }
   }
   return { conversations: convs.map((c) => c.name), turns: turnsN, questions: qN, offQuestions: offPer * convs.length, raw };
@@ -444,7 +463,8 @@ for (const name of SETS) {
       ? await runDocs(name, set, half, set.halves[other].questions.slice(0, OFF))
       : await runMemory(set, half);
     r.seconds = (Date.now() - t0) / 1000;
-    r.res = Object.fromEntries(Object.entries(r.raw).map(([m, v]) => [m, summary(v.asked, v.off)]));
+    r.res = Object.fromEntries(Object.entries(r.raw).map(([m, v]) =>
+      [m, { ...summary(v.asked, v.off), ms: v.ms ? latency(v.ms) : null }]));
     const size = set.kind === "docs" ? `${r.docs} paragraphs` : `${r.turns} turns in ${r.conversations.length} conversations`;
     console.log(`\n${name}, ${half} half: ${size}, ${r.questions} questions, ${r.offQuestions} off-corpus questions (${r.seconds.toFixed(0)} s)`);
     console.log("| ranking | recall@1 | recall@10 | MRR | hits per question | hits per off-corpus question |");
@@ -454,6 +474,8 @@ for (const name of SETS) {
       const label = m === "bm25" ? "stock FTS5 BM25, any term" : `dbmcp ${m}`;
       console.log(`| ${label} | ${f3(s.r1)} | ${f3(s.r10)} | ${f3(s.mrr)} | ${f1(s.hits)} | ${f1(s.off)} |`);
     }
+    console.log("ms per search, request to response over stdio (median / p90): " + MODES.map((m) =>
+      `dbmcp ${m} ${f1(r.res[m].ms.median)} / ${f1(r.res[m].ms.p90)}`).join(" · "));
     for (const m of FLOORS.length ? MODES : []) {
       console.log(`floors, dbmcp ${m}: ` + FLOORS.map((fl) => {
         const s = summary(r.raw[m].asked, r.raw[m].off, fl);

@@ -465,6 +465,24 @@ int text_tokenize(const char *text, size_t n, int langs, text_token_fn fn, void 
     return rc;
 }
 
+static int count_position(void *ctx, const char *token, size_t len, size_t start, size_t end,
+                          int colocated)
+{
+    (void)token, (void)len, (void)start, (void)end;
+    *(int64_t *)ctx += !colocated;
+    return 0;
+}
+
+int64_t text_token_count(const char *text, size_t n)
+{
+    int64_t count = 0;
+    if (!text || !n)
+        return 0;
+    /* Positions do not depend on the stems: fold only, the cheapest way. */
+    int rc = text_tokenize_with(NULL, text, n, count_position, &count);
+    return rc < 0 ? rc : count;
+}
+
 /* --- folding for exact matching ------------------------------------------- */
 
 char *text_fold(const char *text, size_t n)

@@ -66,6 +66,13 @@ void text_stemmers_free(text_stemmers *s);
  * Returns 0, the callback's nonzero value, or DBMCP_ENOMEM (negative). */
 int text_tokenize_with(text_stemmers *s, const char *text, size_t n, text_token_fn fn, void *ctx);
 
+/* The number of token positions of text[0..n): one per word (or CJK
+ * bigram), whatever stems are colocated with it — what a full-text index
+ * fed by this tokenizer counts as the text's length (BM25's document
+ * length; search/bm25.h). 0 for NULL or empty text; DBMCP_ENOMEM
+ * (negative) when out of memory. */
+int64_t text_token_count(const char *text, size_t n);
+
 /* The normalised (folded, unstemmed) form of text as a new
  * NUL-terminated string with words separated by single spaces; NULL when
  * out of memory. For exact label matching (thesaurus, entities). */

@@ -347,7 +347,7 @@ static int write_document(store *db, const ingest_options *o, const prepared *p,
         rc = docs_document_put(db, &d, &id, err);
     doc_chunk_writer *w = NULL;
     if (!rc && p->chunks.count)
-        rc = docs_chunk_writer_open(db, &w, err);
+        rc = docs_chunk_writer_open(db, p->title, &w, err);
     for (size_t i = 0; !rc && i < p->chunks.count; i++) {
         const chunk *c = &p->chunks.items[i];
         int64_t cid = 0;
@@ -608,7 +608,7 @@ int ingest_reembed(store *db, embedder *emb, const char *collection, size_t *chu
     if (!rc && !(rc = store_begin(db, err))) {
         const char *model = embedder_model(emb);
         doc_chunk_writer *w = NULL;
-        rc = docs_chunk_writer_open(db, &w, err);
+        rc = docs_chunk_writer_open(db, NULL, &w, err);
         for (size_t i = 0; !rc && i < c.n; i++)
             rc = docs_vector_put(w, c.ids[i], model, dim, vecs + i * (size_t)dim, err);
         docs_chunk_writer_close(w);

@@ -68,6 +68,7 @@ void mem_config_default(mem_config *c)
     c->vector_weight_http = SEARCH_WEIGHT_VECTOR_HTTP;
     c->min_relevance = MEM_MIN_RELEVANCE;
     c->max_results = 50;
+    c->keyword_rows_max = SEARCH_KEYWORD_ROWS_DEFAULT;
     c->job_max_attempts = 8;
     c->job_backoff_s = 5;
     c->job_lease_s = 300;
@@ -113,6 +114,7 @@ static int config_row(void *ctx, store_stmt *row)
         {"knowledge_retention_s", offsetof(mem_config, knowledge_retention_s), 0,
          100L * 365 * 86400},
         {"max_results", offsetof(mem_config, max_results), 1, 200},
+        {"keyword_rows_max", offsetof(mem_config, keyword_rows_max), 100, SEARCH_KEYWORD_ROWS_MAX},
         {"job_max_attempts", offsetof(mem_config, job_max_attempts), 1, 100},
         {"job_backoff_s", offsetof(mem_config, job_backoff_s), 0, 86400},
         {"job_lease_s", offsetof(mem_config, job_lease_s), 1, 86400},

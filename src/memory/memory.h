@@ -94,6 +94,8 @@ typedef struct mem_config {
     double vector_weight_http;    /* memory.vector_weight.http (1.0): with an http embedder */
     double min_relevance;         /* memory.min_relevance: relevance floor 0..1 of recall */
     long max_results;             /* memory.max_results (50): cap of every search */
+    long keyword_rows_max;        /* memory.keyword_rows_max (100000): matching items of the
+                                     scope recall reads and ranks by keyword, newest first */
     long job_max_attempts;        /* memory.job_max_attempts (8) */
     long job_backoff_s;           /* memory.job_backoff_s (5): first retry delay, doubles */
     long job_lease_s;             /* memory.job_lease_s (300): how long a replica's claim on

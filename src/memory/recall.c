@@ -213,9 +213,10 @@ static int item_filter(const mem_search_req *req, mstore_item_filter *f)
  * discounts common words. Hybrid: each side reads SEARCH_MAX_K candidates,
  * fused with memory.vector_weight and memory.rrf_k; a vector side that
  * fails (embedding service down) degrades to keywords with a note. */
-static int run_search(store *db, const mem_config *cfg, const mem_search_req *req,
-                      search_mode *mode, embedder *emb, id_set *scope_ids, int k,
-                      search_result *res, mem_hit_list *out, dbmcp_error *err)
+static int run_search(store *db, const mem_scope *scope, const mem_config *cfg,
+                      const mem_search_req *req, search_mode *mode, embedder *emb,
+                      id_set *scope_ids, int k, search_result *res, mem_hit_list *out,
+                      dbmcp_error *err)
 {
     char *note = out->note;
     size_t note_size = sizeof out->note;
@@ -233,7 +234,14 @@ static int run_search(store *db, const mem_config *cfg, const mem_search_req *re
     char *content = NULL;
     if (*mode != SEARCH_KEYWORD && !(content = content_query(req->query)))
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    /* BM25's statistics come from every item of the caller's scope (all
+     * tiers), whatever the request's filters; the filters only pick which
+     * items are ranked (scope_ids). */
+    search_index_scope readable;
+    mstore_search_scope(scope->user_id, scope->agent_id, &readable);
     search_request sr = {0};
+    sr.scope = &readable;
+    sr.keyword_rows_max = (int)cfg->keyword_rows_max;
     sr.query = *mode == SEARCH_VECTOR ? content : req->query;
     sr.vector_query = content;
     sr.mode = *mode;
@@ -348,7 +356,7 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
     search_mode smode = (search_mode)mode;
     out->min_relevance = req->min_relevance >= 0 ? req->min_relevance : cfg->min_relevance;
     if (scope_ids.n)
-        rc = run_search(db, cfg, req, &smode, emb, &scope_ids, ek, &res, out, err);
+        rc = run_search(db, scope, cfg, req, &smode, emb, &scope_ids, ek, &res, out, err);
     mode = (int)smode;
     free(scope_ids.ids);
     if (rc) {
@@ -361,6 +369,7 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
     out->keyword_candidates = res.keyword_count;
     out->vector_candidates = res.vector_count;
     out->vectors_total = res.vectors_total;
+    out->keyword_capped = res.keyword_capped;
     /* With the vector side off the items still say whether they have a vector. */
     const char *model = res.model[0] ? res.model : emb ? embedder_model(emb) : NULL;
     rc = collect(db, scope, cfg, req, &res, model, out, err);

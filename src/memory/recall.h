@@ -3,17 +3,19 @@
  * tier-specific search tools).
  *
  * Candidates come from the generic search engine (search/engine.h) over
- * the memory corpus — dbmcp_mem_fts (BM25, any term) and dbmcp_mem_vectors
- * (cosine over the configured embedder's model), fused by reciprocal rank
- * — pre-filtered to the caller's scope and tiers and, when the request has
- * attribute filters (role, status, task type, category, session, metadata),
- * to the items with an occurrence that passes them, so that a narrow filter
- * still fills k when enough items match. Each candidate is then
- * resolved to the row it came from (the newest message holding that text,
- * the episode, the knowledge version in force — or in force `as_of`),
- * filtered by time range, role, status, task type, category, session and
- * metadata, and weighted by status, recency and use frequency (rank.h).
- * The vector list's weight depends on the embedder's kind (settings
+ * the memory corpus — dbmcp_mem_fts (BM25 from the statistics of the
+ * caller's own items, any term: nothing another user saved moves a score
+ * or a rank) and dbmcp_mem_vectors (cosine over the configured embedder's
+ * model), fused by reciprocal rank — pre-filtered to the caller's scope
+ * and tiers and, when the request has attribute filters (role, status,
+ * task type, category, session, metadata), to the items with an
+ * occurrence that passes them, so that a narrow filter still fills k when
+ * enough items match. Each candidate is then resolved to the row it came
+ * from (the newest message holding that text, the episode, the knowledge
+ * version in force — or in force `as_of`), filtered by time range, role,
+ * status, task type, category, session and metadata, and weighted by
+ * status, recency and use frequency (rank.h). The vector list's weight
+ * depends on the embedder's kind (settings
  * memory.vector_weight.builtin / .http; 0 runs the keyword side alone);
  * candidates below the relevance floor (memory.min_relevance, or the
  * request's) are left out before ranking, so fewer hits come back rather
@@ -94,6 +96,8 @@ typedef struct mem_hit_list {
     double min_relevance; /* the floor applied */
     size_t below_floor;   /* candidates left out under it */
     double weight_vector; /* RRF weight of the vector list (hybrid), by embedder kind */
+    int keyword_capped;   /* more items matched than memory.keyword_rows_max: the oldest
+                             were not ranked */
 } mem_hit_list;
 
 /* The process-wide embedder configured by the settings embed.* (opened on

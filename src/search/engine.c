@@ -1,5 +1,6 @@
 /*
- * engine.c — hybrid search: keyword candidates (FTS5 + bm25), vector
+ * engine.c — hybrid search: keyword candidates (full-text matches ranked
+ * by BM25 over the caller's scope, bm25.h), vector
  * candidates (a cached in-memory vec_index per database, table, model and
  * dimension), reciprocal-rank fusion. See engine.h.
  *
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "core/vector.h"
+#include "search/bm25.h"
 #include "search/fts_query.h"
 #include "search/fuse.h"
 #include "store/search_index.h"
@@ -178,6 +180,79 @@ static int snapshot_acquire(store *db, const search_corpus *c, const char *model
     return rc;
 }
 
+/* --- the scope statistics cache ----------------------------------------------- */
+
+/* A scope's row count and total length, reused while the scope's version
+ * (search_index_scope.version) stays the same: counting every chunk an
+ * interface may read costs milliseconds per thousand documents, on every
+ * search. Process-wide, a ring of entries: the oldest makes room. */
+#define STATS_CACHE_SIZE 32
+
+typedef struct stats_entry {
+    char *key; /* database, scope and version (scope_key) */
+    int64_t rows, length;
+} stats_entry;
+
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static stats_entry stats_cache[STATS_CACHE_SIZE];
+static size_t stats_next; /* the entry replaced next */
+
+/* The cache key of scope at version: every part with its length, so no
+ * two scopes share a key whatever bytes their values hold. Caller frees. */
+static char *scope_key(store *db, const search_index_scope *s, const char *version)
+{
+    const char *parts[] = {store_identity(db),
+                           s->rows,
+                           s->condition,
+                           s->values[0] ? s->values[0] : "",
+                           s->values[1] ? s->values[1] : "",
+                           version};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        n += strlen(parts[i]) + 24;
+    char *key = malloc(n + 1);
+    size_t len = 0;
+    for (size_t i = 0; key && i < sizeof parts / sizeof parts[0]; i++)
+        len += (size_t)snprintf(key + len, n + 1 - len, "%zu:%s", strlen(parts[i]), parts[i]);
+    return key;
+}
+
+/* The scope's row count and total length, from the cache when its version
+ * has not moved since they were counted. The version is read first, so
+ * figures counted after a concurrent write are never filed under the
+ * version before it. */
+static int scope_stats(store *db, const search_index_scope *s, int64_t *rows, int64_t *length,
+                       dbmcp_error *err)
+{
+    char version[128];
+    int rc = search_index_scope_version(db, s, version, sizeof version, err);
+    if (rc || !version[0])
+        return rc ? rc : search_index_scope_stats(db, s, rows, length, err);
+    char *key = scope_key(db, s, version);
+    if (!key)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    int found = 0;
+    pthread_mutex_lock(&stats_lock);
+    for (size_t i = 0; i < STATS_CACHE_SIZE && !found; i++)
+        if (stats_cache[i].key && strcmp(stats_cache[i].key, key) == 0) {
+            *rows = stats_cache[i].rows;
+            *length = stats_cache[i].length;
+            found = 1;
+        }
+    pthread_mutex_unlock(&stats_lock);
+    if (found || (rc = search_index_scope_stats(db, s, rows, length, err))) {
+        free(key);
+        return rc;
+    }
+    pthread_mutex_lock(&stats_lock);
+    stats_entry *e = &stats_cache[stats_next];
+    stats_next = (stats_next + 1) % STATS_CACHE_SIZE;
+    free(e->key);
+    *e = (stats_entry){key, *rows, *length};
+    pthread_mutex_unlock(&stats_lock);
+    return 0;
+}
+
 void search_cache_clear(void)
 {
     pthread_mutex_lock(&cache_lock);
@@ -191,6 +266,13 @@ void search_cache_clear(void)
         e = next;
     }
     pthread_mutex_unlock(&cache_lock);
+    pthread_mutex_lock(&stats_lock);
+    for (size_t i = 0; i < STATS_CACHE_SIZE; i++) {
+        free(stats_cache[i].key);
+        stats_cache[i].key = NULL;
+    }
+    stats_next = 0;
+    pthread_mutex_unlock(&stats_lock);
 }
 
 /* --- modes ------------------------------------------------------------------- */
@@ -222,7 +304,7 @@ const char *search_mode_name(search_mode m)
 typedef struct ranked {
     int64_t *ids;
     double *scores;   /* bm25 (keyword) or cosine distance (vector) */
-    double *coverage; /* keyword side: dbmcp_coverage of each row */
+    double *coverage; /* keyword side: coverage of each row (bm25.h) */
     size_t count;
 } ranked;
 
@@ -272,27 +354,203 @@ static char *query_with_expansions(const search_request *req)
     return q;
 }
 
-static int keyword_side(store *db, const search_corpus *c, const search_request *req,
-                        size_t candidates, ranked *out, dbmcp_error *err)
+/* The rows the keyword side read: each with its length and the phrases it
+ * holds (a slice of hits), and per phrase how many of them hold it. */
+typedef struct kw_row {
+    int64_t id;
+    int64_t length;
+    size_t first, n; /* hits[first .. first + n) */
+} kw_row;
+
+typedef struct kw_scan {
+    kw_row *rows;
+    size_t n, cap;
+    search_index_hit *hits;
+    size_t n_hits, hits_cap;
+    int64_t *holding; /* per phrase: rows read that hold it */
+    int oom;
+} kw_scan;
+
+static int kw_scan_add(void *ctx, int64_t id, int64_t length, const search_index_hit *hits,
+                       size_t n)
 {
+    kw_scan *s = ctx;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        kw_row *g = realloc(s->rows, cap * sizeof *g);
+        if (!g)
+            return s->oom = 1;
+        s->rows = g;
+        s->cap = cap;
+    }
+    if (s->n_hits + n > s->hits_cap) {
+        size_t cap = s->hits_cap ? s->hits_cap * 2 : 1024;
+        while (cap < s->n_hits + n)
+            cap *= 2;
+        search_index_hit *g = realloc(s->hits, cap * sizeof *g);
+        if (!g)
+            return s->oom = 1;
+        s->hits = g;
+        s->hits_cap = cap;
+    }
+    memcpy(s->hits + s->n_hits, hits, n * sizeof *hits);
+    s->rows[s->n++] = (kw_row){id, length, s->n_hits, n};
+    s->n_hits += n;
+    for (size_t i = 0; i < n; i++)
+        s->holding[hits[i].phrase]++;
+    return 0;
+}
+
+static void kw_scan_free(kw_scan *s)
+{
+    free(s->rows);
+    free(s->hits);
+    free(s->holding);
+    memset(s, 0, sizeof *s);
+}
+
+/* The rows of the scope holding each phrase, into df. When every phrase
+ * is optional the expression is their OR, so every row holding one was
+ * read: the scan counted them, unless it stopped at its bound. Otherwise
+ * (required or excluded phrases narrow the matches) each phrase is
+ * counted by the store; a phrase written twice is counted once, an
+ * excluded one never (no matching row holds it: it weighs nothing). */
+static int phrase_rows(store *db, const search_corpus *c, const search_request *req,
+                       const fts_match *m, const kw_scan *scan, int capped, int64_t *df,
+                       dbmcp_error *err)
+{
+    int any_only = 1;
+    for (size_t i = 0; i < m->count; i++)
+        any_only &= m->kinds[i] == FTS_TERM_ANY;
+    for (size_t i = 0; i < m->count; i++) {
+        df[i] = 0;
+        if (any_only && !capped) {
+            df[i] = scan->holding[i];
+            continue;
+        }
+        if (m->kinds[i] == FTS_TERM_EXCLUDED)
+            continue;
+        size_t same = 0;
+        while (same < i && strcmp(m->phrases[same], m->phrases[i]) != 0)
+            same++;
+        if (same < i) {
+            df[i] = df[same];
+            continue;
+        }
+        int rc = search_index_phrase_rows(db, c->fts_table, req->scope, m->phrases[i], &df[i], err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* A keyword candidate before the cut to the list's length. */
+typedef struct kw_ranked {
+    int64_t id;
+    double score, coverage;
+} kw_ranked;
+
+static int by_bm25(const void *pa, const void *pb)
+{
+    const kw_ranked *a = pa, *b = pb;
+    if (a->score != b->score)
+        return a->score < b->score ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Score the rows read that pass the filter, best first, into out (at most
+ * candidates). */
+static int rank_rows(const search_request *req, const fts_match *m, const kw_scan *scan,
+                     const bm25_stats *st, size_t candidates, ranked *out, dbmcp_error *err)
+{
+    kw_ranked *r = malloc((scan->n ? scan->n : 1) * sizeof *r);
+    if (!r || ranked_alloc(out, candidates)) {
+        free(r);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < scan->n; i++) {
+        const kw_row *row = &scan->rows[i];
+        if (req->filter && !req->filter(req->filter_ctx, row->id))
+            continue;
+        const search_index_hit *h = scan->hits + row->first;
+        r[n++] = (kw_ranked){row->id, bm25_score(st, h, row->n, row->length),
+                             bm25_coverage(st, m->positive, h, row->n)};
+    }
+    qsort(r, n, sizeof *r, by_bm25);
+    for (size_t i = 0; i < n && i < candidates; i++) {
+        out->ids[i] = r[i].id;
+        out->scores[i] = r[i].score;
+        out->coverage[i] = r[i].coverage;
+        out->count++;
+    }
+    free(r);
+    return 0;
+}
+
+/* Read the rows of the scope matching m (at most max) into scan. */
+static int scan_matches(store *db, const search_corpus *c, const search_request *req,
+                        const fts_match *m, size_t max, kw_scan *scan, int *capped,
+                        dbmcp_error *err)
+{
+    search_index_phrase_kind *kinds = malloc((m->count ? m->count : 1) * sizeof *kinds);
+    if (!kinds)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < m->count; i++)
+        kinds[i] = m->kinds[i] == FTS_TERM_REQUIRED   ? SEARCH_PHRASE_REQUIRED
+                   : m->kinds[i] == FTS_TERM_EXCLUDED ? SEARCH_PHRASE_EXCLUDED
+                                                      : SEARCH_PHRASE_OPTIONAL;
+    search_index_query q = {m->expression, (const char *const *)m->phrases, kinds, m->count};
+    int rc = search_index_matches(db, c->fts_table, req->scope, &q, max, kw_scan_add, scan, capped,
+                                  req->cancelled, err);
+    free(kinds);
+    if (rc == 1 || scan->oom)
+        rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    return rc;
+}
+
+/* Keyword candidates ranked by BM25 over the caller's scope alone: its
+ * row count, mean length and phrase counts (store/search_index.h), never
+ * those of rows the caller cannot read. */
+static int keyword_side(store *db, const search_corpus *c, const search_request *req,
+                        size_t candidates, ranked *out, search_result *res, dbmcp_error *err)
+{
+    if (!req->scope)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "keyword search without a scope");
     char *text = NULL;
     if (strlen(req->query) <= FTS_QUERY_MAX_BYTES && req->n_expansions)
         text = query_with_expansions(req);
     const char *q = text ? text : req->query;
-    char *match = NULL;
-    int positive = 0;
-    int rc = fts_query_build(q, strlen(q), req->fts_flags, &match, &positive, err);
+    fts_match m;
+    int rc = fts_match_build(q, strlen(q), req->fts_flags, &m, err);
     free(text);
     if (rc)
         return rc;
-    if (ranked_alloc(out, candidates)) {
-        free(match);
-        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    int64_t rows = 0, length = 0;
+    kw_scan scan = {0};
+    int64_t *df = calloc(m.count ? m.count : 1, sizeof *df);
+    double *idf = calloc(m.count ? m.count : 1, sizeof *idf);
+    if (!(scan.holding = calloc(m.count ? m.count : 1, sizeof *scan.holding)) || !df || !idf)
+        rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    if (!rc)
+        rc = scope_stats(db, req->scope, &rows, &length, err);
+    size_t max =
+        req->keyword_rows_max > 0 ? (size_t)req->keyword_rows_max : SEARCH_KEYWORD_ROWS_DEFAULT;
+    if (!rc && rows > 0)
+        rc = scan_matches(db, c, req, &m, max, &scan, &res->keyword_capped, err);
+    if (!rc && scan.n)
+        rc = phrase_rows(db, c, req, &m, &scan, res->keyword_capped, df, err);
+    if (!rc) {
+        for (size_t i = 0; i < m.count; i++)
+            idf[i] = bm25_idf(rows, df[i]);
+        bm25_stats st = {rows, bm25_avgdl(rows, length), idf, m.count};
+        rc = rank_rows(req, &m, &scan, &st, candidates, out, err);
     }
-    rc = search_index_keyword(db, c->fts_table, match, positive, req->filter, req->filter_ctx,
-                              candidates, out->ids, out->scores, out->coverage, &out->count,
-                              req->cancelled, err);
-    free(match);
+    kw_scan_free(&scan);
+    free(df);
+    free(idf);
+    fts_match_free(&m);
     return rc;
 }
 
@@ -426,7 +684,7 @@ int search_run(store *db, const search_corpus *corpus, const search_request *req
     ranked kw = {0}, vec = {0};
     int rc = 0;
     if (want_kw)
-        rc = keyword_side(db, corpus, req, candidates, &kw, err);
+        rc = keyword_side(db, corpus, req, candidates, &kw, out, err);
     if (!rc && want_vec) {
         rc = vector_side(db, corpus, req, candidates, &vec, out, err);
         if (rc && req->vector_optional && want_kw) { /* degrade to the keyword side */

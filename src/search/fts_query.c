@@ -17,13 +17,16 @@
 #include "core/textnorm.h"
 #include "search/content_words.h"
 
-/* A growable output string. */
+/* A growable output string, and the phrases written into it. */
 typedef struct sbuf {
-    char *s;        /* owned, NUL-terminated */
-    size_t len;     /* bytes used, without the NUL */
-    size_t cap;     /* bytes allocated */
-    size_t strings; /* FTS5 strings (phrases) written */
-    int oom;        /* an append failed */
+    char *s;              /* owned, NUL-terminated */
+    size_t len;           /* bytes used, without the NUL */
+    size_t cap;           /* bytes allocated */
+    size_t strings;       /* FTS5 strings (phrases) written */
+    char **phrases;       /* owned: the text of each, in order */
+    fts_term_kind *kinds; /* owned: the kind of each */
+    size_t phrases_cap;   /* entries allocated in both */
+    int oom;              /* an append failed */
 } sbuf;
 
 static void sbuf_add(sbuf *b, const char *s, size_t n)
@@ -193,9 +196,38 @@ int fts_query_parse(const char *query, size_t n, int flags, fts_query *out, dbmc
     return 0;
 }
 
-/* Append term t as an FTS5 string. */
-static void add_string(sbuf *b, const fts_term *t)
+/* Remember the text and kind of the phrase being written. */
+static void note_phrase(sbuf *b, const char *text, fts_term_kind kind)
 {
+    if (b->oom)
+        return;
+    if (b->strings == b->phrases_cap) {
+        size_t cap = b->phrases_cap ? b->phrases_cap * 2 : 16;
+        char **p = realloc(b->phrases, cap * sizeof *p);
+        if (p)
+            b->phrases = p;
+        fts_term_kind *k = p ? realloc(b->kinds, cap * sizeof *k) : NULL;
+        if (k)
+            b->kinds = k;
+        if (!p || !k) {
+            b->oom = 1;
+            return;
+        }
+        b->phrases_cap = cap;
+    }
+    if (!(b->phrases[b->strings] = strdup(text))) {
+        b->oom = 1;
+        return;
+    }
+    b->kinds[b->strings] = kind;
+}
+
+/* Append term t as an FTS5 string, a phrase of the given kind. */
+static void add_string(sbuf *b, const fts_term *t, fts_term_kind kind)
+{
+    note_phrase(b, t->text, kind);
+    if (b->oom)
+        return;
     b->strings++;
     sbuf_add(b, "\"", 1);
     for (const char *p = t->text; *p; p++)
@@ -212,7 +244,7 @@ static size_t add_group(sbuf *b, const fts_query *q, fts_term_kind kind, const c
             continue;
         if (k++)
             sbuf_str(b, op);
-        add_string(b, &q->terms[i]);
+        add_string(b, &q->terms[i], kind);
     }
     return k;
 }
@@ -322,7 +354,7 @@ static size_t add_any_group(sbuf *b, const fts_query *q, int others, int *oom)
             continue;
         if (emitted++)
             sbuf_str(b, " OR ");
-        add_string(b, &(fts_term){FTS_TERM_ANY, 0, g.s[i].text});
+        add_string(b, &(fts_term){FTS_TERM_ANY, 0, g.s[i].text}, FTS_TERM_ANY);
     }
     for (size_t i = 0; i < g.n; i++) {
         free(g.s[i].key);
@@ -363,7 +395,7 @@ static void build_expression(sbuf *b, const fts_query *q, int *positive)
             *positive = (int)b->strings;
             if (optional)
                 sbuf_str(b, " OR ");
-            add_string(b, required);
+            add_string(b, required, FTS_TERM_ANY); /* keeps the group true */
             sbuf_str(b, ")");
         }
     }
@@ -375,26 +407,62 @@ static void build_expression(sbuf *b, const fts_query *q, int *positive)
     }
 }
 
-int fts_query_build(const char *query, size_t n, int flags, char **match, int *positive,
-                    dbmcp_error *err)
+static void sbuf_free_phrases(sbuf *b)
 {
-    *match = NULL;
-    int counted = 0;
-    if (positive)
-        *positive = 0;
+    for (size_t i = 0; b->phrases && i < b->strings; i++)
+        free(b->phrases[i]);
+    free(b->phrases);
+    free(b->kinds);
+    b->phrases = NULL;
+    b->kinds = NULL;
+}
+
+int fts_match_build(const char *query, size_t n, int flags, fts_match *out, dbmcp_error *err)
+{
+    memset(out, 0, sizeof *out);
     fts_query q;
     int rc = fts_query_parse(query, n, flags, &q, err);
     if (rc)
         return rc;
     sbuf b = {0};
-    build_expression(&b, &q, &counted);
+    int positive = 0;
+    build_expression(&b, &q, &positive);
     fts_query_free(&q);
     if (b.oom) {
         free(b.s);
+        sbuf_free_phrases(&b);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
-    *match = b.s;
+    *out = (fts_match){b.s, positive, b.phrases, b.kinds, b.strings};
+    return 0;
+}
+
+void fts_match_free(fts_match *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->count; i++)
+        free(m->phrases[i]);
+    free(m->phrases);
+    free(m->kinds);
+    free(m->expression);
+    memset(m, 0, sizeof *m);
+}
+
+int fts_query_build(const char *query, size_t n, int flags, char **match, int *positive,
+                    dbmcp_error *err)
+{
+    *match = NULL;
     if (positive)
-        *positive = counted;
+        *positive = 0;
+    fts_match m;
+    int rc = fts_match_build(query, n, flags, &m, err);
+    if (rc)
+        return rc;
+    *match = m.expression;
+    m.expression = NULL;
+    if (positive)
+        *positive = m.positive;
+    fts_match_free(&m);
     return 0;
 }

@@ -63,7 +63,8 @@
  *                  "query has only excluded words; add a word to search for"
  *
  * Thread-safe; no global state. Ownership: the caller frees *match with
- * free() and a parsed fts_query with fts_query_free.
+ * free(), a parsed fts_query with fts_query_free and an fts_match with
+ * fts_match_free.
  */
 #ifndef DBMCP_SEARCH_FTS_QUERY_H
 #define DBMCP_SEARCH_FTS_QUERY_H
@@ -102,12 +103,29 @@ typedef struct fts_query {
 int fts_query_parse(const char *query, size_t n, int flags, fts_query *out, dbmcp_error *err);
 void fts_query_free(fts_query *q);
 
-/* Build the FTS5 MATCH expression for query[0..n): a new NUL-terminated
- * string in *match, to be bound as a parameter of `tbl MATCH :q` (never
- * pasted into SQL). *positive (may be NULL) gets the number of phrases
- * before the excluded group — the ones a matching row can hold, for
- * dbmcp_coverage (store/sqlite_fts.h). Returns 0 or the errors of
- * fts_query_parse; *match is NULL on failure. */
+/* A query turned into an FTS5 expression, with its phrases in the order
+ * FTS5 numbers them (phrase i of the expression is phrases[i]), so that
+ * per-phrase statistics can be counted and a backend without FTS5 can
+ * rebuild the same match (store/search_index.h). */
+typedef struct fts_match {
+    char *expression;     /* owned: the MATCH expression */
+    int positive;         /* phrases before the excluded group, the repeat of the first
+                             required one (which only keeps the optional group true) not
+                             counted: the ones a matching row can hold (coverage) */
+    char **phrases;       /* owned: the text of each phrase, without quotes */
+    fts_term_kind *kinds; /* owned: how each takes part (that repeat: FTS_TERM_ANY) */
+    size_t count;         /* phrases */
+} fts_match;
+
+/* Build the match of query[0..n) into *out (fts_match_free releases it).
+ * The expression is bound as a parameter of `tbl MATCH :q`, never pasted
+ * into SQL. Returns 0 or the errors of fts_query_parse; *out is empty on
+ * failure. */
+int fts_match_build(const char *query, size_t n, int flags, fts_match *out, dbmcp_error *err);
+void fts_match_free(fts_match *m);
+
+/* The expression alone: a new NUL-terminated string in *match (caller
+ * frees); *positive (may be NULL) gets fts_match's positive. */
 int fts_query_build(const char *query, size_t n, int flags, char **match, int *positive,
                     dbmcp_error *err);
 

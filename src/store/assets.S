@@ -29,6 +29,8 @@ ASSET(asset_postgres_0005_orchestrator, "src/store/schema/postgres/0005_orchestr
 ASSET(asset_postgres_0006_query_budget, "src/store/schema/postgres/0006_query_budget.sql")
 ASSET(asset_sqlite_0007_sessions, "src/store/schema/sqlite/0007_sessions.sql")
 ASSET(asset_postgres_0007_sessions, "src/store/schema/postgres/0007_sessions.sql")
+ASSET(asset_sqlite_0008_scoped_bm25, "src/store/schema/sqlite/0008_scoped_bm25.sql")
+ASSET(asset_postgres_0008_scoped_bm25, "src/store/schema/postgres/0008_scoped_bm25.sql")
 ASSET(asset_seed_base, "src/store/seed/base.sql")
 ASSET(asset_seed_demo, "src/store/seed/demo.sql")
 ASSET(asset_seed_conformance, "src/store/seed/conformance.sql")

@@ -19,6 +19,8 @@ extern const char asset_postgres_0005_orchestrator_start[];
 extern const char asset_postgres_0006_query_budget_start[];
 extern const char asset_sqlite_0007_sessions_start[];
 extern const char asset_postgres_0007_sessions_start[];
+extern const char asset_sqlite_0008_scoped_bm25_start[];
+extern const char asset_postgres_0008_scoped_bm25_start[];
 extern const char asset_seed_base_start[];
 extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];

@@ -3,8 +3,11 @@
  *
  * The SQLite column is what dbmcp runs today. The PostgreSQL column is
  * written where the translation is known; NULL marks what has no
- * PostgreSQL form yet (full text: FTS5 tables and bm25 have no drop-in
- * counterpart, PostgreSQL gets its own full-text design with its backend).
+ * PostgreSQL form yet. Full text on PostgreSQL is dbmcp's own tokens in a
+ * tsvector per row (store/pg_fts.h): the index fragments there write one
+ * row whose tsvector literal :v pg_fts.c computed in C, and the match
+ * fragments take a tsquery (:q, :p) pg_fts.c built from the phrase list
+ * and return the row's tsvector text, from which it counts phrase hits.
  * Every fragment is a printf format, so a literal '%' is written "%%".
  */
 #include "store/dialect.h"
@@ -76,26 +79,49 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
                                   " SELECT c.id, c.text, c.heading, d.title FROM dbmcp_chunks c"
                                   " JOIN dbmcp_documents d ON d.id = c.document_id"
                                   " WHERE c.document_id = :d ORDER BY c.id",
-                                  NULL},
+                                  "INSERT INTO dbmcp_chunks_fts (rowid, doc)"
+                                  " VALUES (:id, CAST(:v AS tsvector))"},
     [DIALECT_CHUNKS_FTS_UNINDEX] = {"chunk unindex",
                                     "INSERT INTO dbmcp_chunks_fts (dbmcp_chunks_fts, rowid, text,"
                                     " heading, title) SELECT 'delete', c.id, c.text, c.heading,"
                                     " d.title FROM dbmcp_chunks c JOIN dbmcp_documents d"
                                     " ON d.id = c.document_id WHERE c.document_id = :d",
-                                    NULL},
+                                    "DELETE FROM dbmcp_chunks_fts WHERE rowid IN"
+                                    " (SELECT id FROM dbmcp_chunks WHERE document_id = :d)"},
     /* External-content FTS5 over dbmcp_mem_items (content_rowid = id). */
     [DIALECT_MEMORY_FTS_INDEX] = {"memory index",
                                   "INSERT INTO dbmcp_mem_fts (rowid, text) VALUES (:id, :text)",
-                                  NULL},
+                                  "INSERT INTO dbmcp_mem_fts (rowid, doc)"
+                                  " VALUES (:id, CAST(:v AS tsvector))"},
     [DIALECT_MEMORY_FTS_UNINDEX] = {"memory unindex",
                                     "INSERT INTO dbmcp_mem_fts (dbmcp_mem_fts, rowid, text)"
                                     " SELECT 'delete', i.id, i.text FROM dbmcp_mem_items i"
                                     " WHERE%s",
-                                    NULL},
-    [DIALECT_FTS_KEYWORD_SEARCH] = {"keyword search",
-                                    "SELECT rowid, bm25(%1$s), dbmcp_coverage(%1$s, :n)"
-                                    " FROM %1$s WHERE %1$s MATCH :q ORDER BY 2, 1",
-                                    NULL},
+                                    "DELETE FROM dbmcp_mem_fts WHERE rowid IN"
+                                    " (SELECT i.id FROM dbmcp_mem_items i WHERE%s)"},
+    /* The index drives both: FTS5 walks the postings of the expression in
+     * rowid order (descending: no sort) and each match is looked up in the
+     * rows table by primary key and tested against the scope. CROSS JOIN
+     * keeps that order: left to itself the planner may walk the scope and
+     * ask FTS5 for one rowid at a time, which sets the whole query up
+     * again per row (seconds for a scope of 20,000 rows). An FTS5 table's
+     * hidden column of its own name stands for the table (MATCH, auxiliary
+     * functions) under an alias. */
+    [DIALECT_FTS_SCOPE_MATCH] = {"scoped keyword match",
+                                 "SELECT sr.id, sr.fts_length, dbmcp_phrase_hits(f.%3$s)"
+                                 " FROM %3$s f CROSS JOIN %1$s sr WHERE sr.id = f.rowid"
+                                 " AND f.%3$s MATCH :q AND (%2$s) ORDER BY f.rowid DESC",
+                                 "SELECT sr.id, sr.fts_length, CAST(f.doc AS text)"
+                                 " FROM %3$s f JOIN %1$s sr ON sr.id = f.rowid"
+                                 " WHERE f.doc @@ CAST(:q AS tsquery) AND (%2$s)"
+                                 " ORDER BY f.rowid DESC"},
+    [DIALECT_FTS_SCOPE_COUNT] = {"scoped phrase count",
+                                 "SELECT count(*) FROM %3$s f CROSS JOIN %1$s sr"
+                                 " WHERE sr.id = f.rowid"
+                                 " AND f.%3$s MATCH ('\"' || replace(:p, '\"', '\"\"') || '\"')"
+                                 " AND (%2$s)",
+                                 "SELECT count(*) FROM %3$s f JOIN %1$s sr ON sr.id = f.rowid"
+                                 " WHERE f.doc @@ CAST(:p AS tsquery) AND (%2$s)"},
     /* SQLite runs one writer at a time: BEGIN IMMEDIATE is the lock, and the
      * statement only has to be harmless. */
     [DIALECT_SESSION_KEY_LOCK] = {"session key lock", "SELECT 1",

@@ -33,19 +33,31 @@ typedef enum dialect_fragment {
     DIALECT_JSON_MATCHES_ALL, /* (pairs, obj): every member of JSON object pairs equals obj's */
     DIALECT_RECURSIVE_LIMIT,  /* (param): LIMIT inside a recursive CTE, where the engine has one */
     /* Whole statements ---------------------------------------------------------- */
-    DIALECT_TABLE_EXISTS,       /* (): count of tables named :name in the current schema */
-    DIALECT_CATALOG_SCHEMA,     /* (): create the schema of dbmcp's tables if missing; "" = none */
-    DIALECT_DUMP_OBJECTS,       /* (): (name, kind) of every table and view of the current
-                                   schema but the engine's own; kind 'table', 'view' or
-                                   'virtual' (rows live in other tables, listed too) */
-    DIALECT_MIGRATIONS_TABLE,   /* (): create dbmcp_schema_migrations if it is missing */
-    DIALECT_CHUNKS_FTS_INDEX,   /* (): index the chunks of document :d */
+    DIALECT_TABLE_EXISTS,     /* (): count of tables named :name in the current schema */
+    DIALECT_CATALOG_SCHEMA,   /* (): create the schema of dbmcp's tables if missing; "" = none */
+    DIALECT_DUMP_OBJECTS,     /* (): (name, kind) of every table and view of the current
+                                 schema but the engine's own; kind 'table', 'view' or
+                                 'virtual' (rows live in other tables, listed too) */
+    DIALECT_MIGRATIONS_TABLE, /* (): create dbmcp_schema_migrations if it is missing */
+    /* (): index the chunks of document :d. PostgreSQL: index chunk :id with
+     * the tsvector literal :v that store/pg_fts.c computes (pg_fts_applies) */
+    DIALECT_CHUNKS_FTS_INDEX,
     DIALECT_CHUNKS_FTS_UNINDEX, /* (): remove the chunks of document :d from the index */
-    DIALECT_MEMORY_FTS_INDEX,   /* (): index memory item :id with text :text */
+    /* (): index memory item :id with text :text. PostgreSQL: with the
+     * tsvector literal :v of that text (store/pg_fts.c) */
+    DIALECT_MEMORY_FTS_INDEX,
     DIALECT_MEMORY_FTS_UNINDEX, /* (where): remove items i WHERE <where> from the index */
-    DIALECT_FTS_KEYWORD_SEARCH, /* (table): rows (id, score) matching :q, best first */
-    DIALECT_SESSION_KEY_LOCK,   /* (): in a transaction, wait for others creating a session of
-                                   API key :k (SQLite: the write lock already serialises) */
+    /* (rows, condition, fts): the rows sr of table rows in scope (condition
+     * over sr) that match the expression :q of index fts, newest first:
+     * (id, fts_length, phrase hits: int32 (phrase, count) pairs). PostgreSQL:
+     * :q is a tsquery and the third column the row's tsvector as text, the
+     * hits counted from it by pg_fts_hits */
+    DIALECT_FTS_SCOPE_MATCH,
+    /* (rows, condition, fts): count of the rows in scope holding phrase :p
+     * (its text, without quotes; PostgreSQL: its tsquery, pg_fts.h) */
+    DIALECT_FTS_SCOPE_COUNT,
+    DIALECT_SESSION_KEY_LOCK, /* (): in a transaction, wait for others creating a session of
+                                 API key :k (SQLite: the write lock already serialises) */
     /* Clauses ---------------------------------------------------------------------- */
     DIALECT_SKIP_LOCKED, /* (): after a subquery's LIMIT: lock the rows it picks, passing
                             over rows other transactions locked (SQLite: nothing) */

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "core/ids.h"
+#include "core/textnorm.h"
 #include "store/dialect.h"
+#include "store/pg_fts.h"
 #include "store/registry_internal.h"
 #include "store/search_index.h"
 
@@ -245,20 +247,26 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
 }
 
 struct doc_chunk_writer {
-    store_stmt *chunk; /* INSERT INTO dbmcp_chunks … RETURNING id */
-    store_stmt *vec;   /* INSERT INTO dbmcp_chunk_vectors … ON CONFLICT DO UPDATE */
+    store_stmt *chunk;    /* INSERT INTO dbmcp_chunks … RETURNING id */
+    store_stmt *vec;      /* INSERT INTO dbmcp_chunk_vectors … ON CONFLICT DO UPDATE */
+    int64_t title_length; /* token positions of the document's title */
 };
 
-int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err)
+int docs_chunk_writer_open(store *db, const char *title, doc_chunk_writer **out, dbmcp_error *err)
 {
     *out = NULL;
     doc_chunk_writer *w = calloc(1, sizeof *w);
     if (!w)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    w->title_length = title ? text_token_count(title, strlen(title)) : 0;
+    if (w->title_length < 0) {
+        free(w);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
     int rc = store_prepare(db,
                            "INSERT INTO dbmcp_chunks (document_id, seq, start_byte, end_byte,"
-                           " heading, tokens, text) VALUES (:d, :q, :s, :e, :h, :t, :x)"
-                           " RETURNING id",
+                           " heading, tokens, text, fts_length)"
+                           " VALUES (:d, :q, :s, :e, :h, :t, :x, :len) RETURNING id",
                            &w->chunk, err);
     if (!rc)
         rc = store_prepare(db,
@@ -300,7 +308,10 @@ int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, s
                       const char *heading, int tokens, const char *text, size_t text_len,
                       int64_t *chunk_id, dbmcp_error *err)
 {
-    char *copy = malloc(text_len + 1);
+    /* The length BM25 sees: what DIALECT_CHUNKS_FTS_INDEX indexes. */
+    int64_t text_length = text_token_count(text, text_len);
+    int64_t heading_length = heading ? text_token_count(heading, strlen(heading)) : 0;
+    char *copy = text_length >= 0 && heading_length >= 0 ? malloc(text_len + 1) : NULL;
     if (!copy)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     memcpy(copy, text, text_len);
@@ -312,6 +323,7 @@ int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, s
     store_bind_text(w->chunk, ":h", heading);
     store_bind_int(w->chunk, ":t", tokens);
     store_bind_text(w->chunk, ":x", copy);
+    store_bind_int(w->chunk, ":len", text_length + heading_length + w->title_length);
     int rc = step_reset(w->chunk, chunk_id, err);
     free(copy);
     return rc;
@@ -319,6 +331,8 @@ int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, s
 
 int docs_document_index(store *db, int64_t doc, dbmcp_error *err)
 {
+    if (pg_fts_applies(db)) /* tokens computed in C, one row at a time */
+        return pg_fts_index_chunks(db, doc, err);
     /* One statement for all rows: FTS5 flushes its pending terms into a new
      * segment at every statement savepoint, so row-by-row inserts between
      * other writes would build one tiny segment per chunk. */
@@ -420,6 +434,25 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
 }
 
 /* --- reads ------------------------------------------------------------------ */
+
+void docs_search_scope(const char *iface, search_index_scope *out)
+{
+    /* Tested per chunk (EXISTS), not as a list of every exposed document
+     * built per statement: a match then costs a few lookups, whatever
+     * the size of the collections. The version changes with every
+     * ingest (chunks) and every change of resources or of what an
+     * interface exposes (the catalog's resources version, triggers). */
+    *out = (search_index_scope){
+        "dbmcp_chunks",
+        "EXISTS (SELECT 1 FROM dbmcp_documents d JOIN dbmcp_resources res ON res.uri = d.uri"
+        " AND res.enabled = 1 WHERE d.id = sr.document_id AND" EXPOSED_BY_IFACE("d.uri") ")",
+        "CAST((SELECT version FROM dbmcp_data_versions WHERE name = '" DOCS_VERSION_KEY
+        "') AS TEXT)"
+        " || '/' || CAST((SELECT resources_version FROM dbmcp_catalog_version WHERE id = 1) AS "
+        "TEXT)",
+        {":iface", NULL},
+        {iface, NULL}};
+}
 
 int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, int64_t chunk_id),
                        void *ctx, dbmcp_error *err)

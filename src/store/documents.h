@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "store/search_index.h"
 #include "store/store.h"
 
 /* The corpus of document chunks, for search/engine.h. */
@@ -88,10 +89,14 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
  * preparing them per chunk. */
 typedef struct doc_chunk_writer doc_chunk_writer;
 
-int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err);
+/* title: the title of the document whose chunks it inserts (indexed with
+ * each chunk, so counted in its fts_length); NULL when it writes vectors
+ * only. */
+int docs_chunk_writer_open(store *db, const char *title, doc_chunk_writer **out, dbmcp_error *err);
 void docs_chunk_writer_close(doc_chunk_writer *w);
 /* Insert chunk seq (1-based) of document doc (no FTS row yet: see
- * docs_document_index). *chunk_id gets the row id. */
+ * docs_document_index) with its fts_length, the token positions the index
+ * will hold for it (text, heading, title). *chunk_id gets the row id. */
 int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, size_t end,
                       const char *heading, int tokens, const char *text, size_t text_len,
                       int64_t *chunk_id, dbmcp_error *err);
@@ -138,6 +143,11 @@ typedef struct doc_filter {
     size_t n_meta;
 } doc_filter;
 
+/* The chunks interface iface may read (of documents it exposes, with their
+ * resource enabled), as the scope of a keyword search
+ * (store/search_index.h): the statistics of BM25 come from them and
+ * nothing else, whatever filters narrow the search. out borrows iface. */
+void docs_search_scope(const char *iface, search_index_scope *out);
 /* Call add(ctx, chunk_id) for every chunk passing the filter. */
 int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, int64_t chunk_id),
                        void *ctx, dbmcp_error *err);

@@ -83,6 +83,14 @@ static int filtered_ids_sql(store *db, char *sql, size_t size, dbmcp_error *err)
     return 0;
 }
 
+void mstore_search_scope(const char *u, const char *a, search_index_scope *out)
+{
+    /* No version: nothing is bumped when an item is written, and counting
+     * a scope over the index dbmcp_mem_items_length (0007) is cheap. */
+    *out = (search_index_scope){
+        "dbmcp_mem_items", "sr.user_id = :u AND sr.agent_id = :a", NULL, {":u", ":a"}, {u, a}};
+}
+
 int mstore_scope_item_ids(store *db, const char *u, const char *a, int tier_mask, int64_t **ids,
                           size_t *n, dbmcp_error *err)
 {

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/textnorm.h"
 #include "store/dialect.h"
 #include "store/memory_store_internal.h"
+#include "store/pg_fts.h"
 #include "store/search_index.h"
 
 /* LIMIT for "no limit": SQLite's -1 is refused by PostgreSQL. */
@@ -66,6 +68,22 @@ int mstore_one_int(store_stmt *st, int64_t *out, dbmcp_error *err)
 
 /* --- items ----------------------------------------------------------------- */
 
+/* Add item id with text to the full-text index (PostgreSQL: its tokens
+ * computed in C, store/pg_fts.h). */
+static int index_item(store *db, int64_t id, const char *text, dbmcp_error *err)
+{
+    if (pg_fts_applies(db))
+        return pg_fts_index_memory(db, id, text, err);
+    char sql[256];
+    store_stmt *st;
+    int rc = dialect_format(db, DIALECT_MEMORY_FTS_INDEX, sql, sizeof sql, err);
+    if (rc || (rc = store_prepare(db, sql, &st, err)))
+        return rc;
+    store_bind_int(st, ":id", id);
+    store_bind_text(st, ":text", text);
+    return mstore_run(st, err);
+}
+
 int mstore_item_put(store *db, const char *u, const char *a, const char *tier, const char *hash,
                     const char *text, const char *now, int64_t *item_id, int *existed,
                     dbmcp_error *err)
@@ -95,25 +113,25 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
     if (rc != DBMCP_ENOTFOUND)
         return rc;
     *existed = 0;
-    if ((rc = mstore_prepare_scoped(
-             db,
-             "INSERT INTO dbmcp_mem_items (user_id, agent_id, tier, content_hash, text, created_at,"
-             " last_seen_at) VALUES (:u, :a, :tier, :h, :text, :now, :now) RETURNING id",
-             u, a, &st, err)))
+    /* The length BM25 sees: the token positions the index holds for text. */
+    int64_t length = text_token_count(text, strlen(text));
+    if (length < 0)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    if ((rc = mstore_prepare_scoped(db,
+                                    "INSERT INTO dbmcp_mem_items (user_id, agent_id, tier,"
+                                    " content_hash, text, created_at, last_seen_at, fts_length)"
+                                    " VALUES (:u, :a, :tier, :h, :text, :now, :now, :len)"
+                                    " RETURNING id",
+                                    u, a, &st, err)))
         return rc;
     store_bind_text(st, ":tier", tier);
     store_bind_text(st, ":h", hash);
     store_bind_text(st, ":text", text);
     store_bind_text(st, ":now", now);
+    store_bind_int(st, ":len", length);
     if ((rc = mstore_one_int(st, item_id, err)))
         return rc == DBMCP_ENOTFOUND ? DBMCP_ESTORE : rc;
-    char sql[256];
-    if ((rc = dialect_format(db, DIALECT_MEMORY_FTS_INDEX, sql, sizeof sql, err)) ||
-        (rc = store_prepare(db, sql, &st, err)))
-        return rc;
-    store_bind_int(st, ":id", *item_id);
-    store_bind_text(st, ":text", text);
-    if ((rc = mstore_run(st, err)))
+    if ((rc = index_item(db, *item_id, text, err)))
         return rc;
     if ((rc =
              mstore_prepare_scoped(db,

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "store/search_index.h"
 #include "store/store.h"
 
 typedef int (*mstore_row_fn)(void *ctx, store_stmt *row);
@@ -177,6 +178,10 @@ typedef struct mstore_item_filter {
 int mstore_scope_item_ids_filtered(store *db, const char *u, const char *a, int tier_mask,
                                    const mstore_item_filter *f, int64_t **ids, size_t *n,
                                    dbmcp_error *err);
+/* The rows user u's agent a may read, as the scope of a keyword search
+ * (store/search_index.h): every item of (u, a), all tiers — the statistics
+ * of BM25 come from them and nothing else. out borrows u and a. */
+void mstore_search_scope(const char *u, const char *a, search_index_scope *out);
 /* The corpus version key bumped whenever memory vectors change
  * (search_index.h, dbmcp_data_versions). */
 #define MSTORE_VERSION_KEY "memory"

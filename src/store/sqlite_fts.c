@@ -7,13 +7,13 @@
  * sqlite3_bind_pointer, because FTS5 is built into libsqlite3 and has no
  * exported symbol of its own.
  *
- * Beside the tokenizer: the auxiliary function dbmcp_coverage(), the
- * share of a query's idf weight a row matches — an absolute measure of
- * how much of the question a hit answers, where bm25() only orders hits.
+ * Beside the tokenizer: the auxiliary function dbmcp_phrase_hits(), the
+ * per-phrase occurrence counts of a matching row that dbmcp's own BM25
+ * needs (statistics restricted to the caller's scope; bm25() would count
+ * every row of the table), and the scalar dbmcp_token_count().
  */
 #include "store/sqlite_fts.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,95 +106,57 @@ static fts5_api *fts5_api_of(sqlite3 *db)
     return api;
 }
 
-/* --- dbmcp_coverage(): how much of the query a row matches -------------------- */
+/* --- dbmcp_phrase_hits(): term frequencies of a matching row ------------------ */
 
-/* Per statement: the idf of every phrase counted, computed on the first row. */
-typedef struct coverage_idf {
-    int n;               /* phrases counted */
-    double total;        /* sum of idf over them */
-    unsigned char *seen; /* n flags, scratch for one row (after idf[]) */
-    double idf[];        /* n entries */
-} coverage_idf;
-
-static int count_hit(const Fts5ExtensionApi *api, Fts5Context *fts, void *ctx)
+/* dbmcp_phrase_hits(tbl): (phrase, count) int32 pairs of the current row,
+ * ascending by phrase, only phrases that occur. Instances come from xInst,
+ * which FTS5 reports in order of position, not of phrase; the counts are
+ * gathered per phrase first. */
+static void phrase_hits_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
+                           int argc, sqlite3_value **argv)
 {
-    (void)api, (void)fts;
-    ++*(sqlite3_int64 *)ctx;
-    return SQLITE_OK;
-}
-
-/* The idf of each of the first n phrases, as bm25() computes it:
- * ln((N - hits + 0.5) / (hits + 0.5)), at least 1e-6. A phrase no row
- * holds keeps its (high) idf: a question naming things the corpus never
- * mentions is answered by none of its rows, and coverage should say so. */
-static coverage_idf *coverage_idf_new(const Fts5ExtensionApi *api, Fts5Context *fts, int n, int *rc)
-{
-    coverage_idf *c = sqlite3_malloc64(sizeof *c + (size_t)n * (sizeof(double) + 1));
-    if (!c) {
-        *rc = SQLITE_NOMEM;
-        return NULL;
-    }
-    c->n = n;
-    c->seen = (unsigned char *)(c->idf + n);
-    c->total = 0;
-    sqlite3_int64 rows = 0;
-    *rc = api->xRowCount(fts, &rows);
-    for (int i = 0; *rc == SQLITE_OK && i < n; i++) {
-        sqlite3_int64 hits = 0;
-        *rc = api->xQueryPhrase(fts, i, &hits, count_hit);
-        double idf = log(((double)rows - (double)hits + 0.5) / ((double)hits + 0.5));
-        /* A phrase no row holds weighs nothing: a word the corpus does not
-         * know (a typo, a name never mentioned) must not lower every hit. */
-        c->idf[i] = idf > 0 ? idf : 1e-6;
-        c->total += c->idf[i];
-    }
-    if (*rc != SQLITE_OK) {
-        sqlite3_free(c);
-        return NULL;
-    }
-    return c;
-}
-
-/* dbmcp_coverage(tbl [, n]): the share of the query's weight the current row
- * holds — the idf of the phrases among the first n of the MATCH expression
- * that occur in the row, over the idf of all first n (n absent, < 1 or
- * beyond the phrase count: every phrase). 1.0 when the row holds every
- * phrase, near 0 when it holds only words most rows have. */
-static void coverage_fn(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx,
-                        int argc, sqlite3_value **argv)
-{
-    int phrases = api->xPhraseCount(fts);
-    int n = argc > 0 ? sqlite3_value_int(argv[0]) : 0;
-    if (n < 1 || n > phrases)
-        n = phrases;
-    int rc = SQLITE_OK;
-    coverage_idf *c = api->xGetAuxdata(fts, 0);
-    if (!c) {
-        if (!(c = coverage_idf_new(api, fts, n, &rc)) ||
-            (rc = api->xSetAuxdata(fts, c, sqlite3_free)) != SQLITE_OK) {
-            sqlite3_result_error_code(ctx, rc);
-            return;
-        }
-    }
-    memset(c->seen, 0, (size_t)c->n);
-    int insts = 0;
-    if ((rc = api->xInstCount(fts, &insts)) != SQLITE_OK) {
-        sqlite3_result_error_code(ctx, rc);
+    (void)argc, (void)argv;
+    int phrases = api->xPhraseCount(fts), insts = 0;
+    int rc = api->xInstCount(fts, &insts);
+    int32_t *counts = sqlite3_malloc64((size_t)(phrases > 0 ? phrases : 1) * 3 * sizeof *counts);
+    if (rc != SQLITE_OK || !counts) {
+        sqlite3_free(counts);
+        sqlite3_result_error_code(ctx, rc != SQLITE_OK ? rc : SQLITE_NOMEM);
         return;
     }
-    double got = 0;
+    int32_t *pairs = counts + phrases;
+    memset(counts, 0, (size_t)phrases * sizeof *counts);
     for (int i = 0; i < insts; i++) {
         int phrase, col, off;
         if ((rc = api->xInst(fts, i, &phrase, &col, &off)) != SQLITE_OK) {
+            sqlite3_free(counts);
             sqlite3_result_error_code(ctx, rc);
             return;
         }
-        if (phrase < 0 || phrase >= c->n || c->seen[phrase])
-            continue;
-        c->seen[phrase] = 1;
-        got += c->idf[phrase];
+        if (phrase >= 0 && phrase < phrases)
+            counts[phrase]++;
     }
-    sqlite3_result_double(ctx, c->total > 0 ? got / c->total : 0);
+    int n = 0;
+    for (int p = 0; p < phrases; p++)
+        if (counts[p]) {
+            pairs[2 * n] = p;
+            pairs[2 * n + 1] = counts[p];
+            n++;
+        }
+    sqlite3_result_blob(ctx, pairs, n * 2 * (int)sizeof *pairs, SQLITE_TRANSIENT);
+    sqlite3_free(counts);
+}
+
+/* dbmcp_token_count(text): token positions of text; 0 for NULL. */
+static void token_count_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const char *text = (const char *)sqlite3_value_text(argv[0]);
+    int64_t n = text ? text_token_count(text, (size_t)sqlite3_value_bytes(argv[0])) : 0;
+    if (n < 0)
+        sqlite3_result_error_nomem(ctx);
+    else
+        sqlite3_result_int64(ctx, n);
 }
 
 int sqlite_fts_register(sqlite3 *db)
@@ -205,6 +167,10 @@ int sqlite_fts_register(sqlite3 *db)
     fts5_tokenizer tokenizer = {tokenizer_create, tokenizer_delete, tokenizer_tokenize};
     int rc = api->xCreateTokenizer(api, SQLITE_FTS_TOKENIZER, NULL, &tokenizer, NULL);
     if (rc == SQLITE_OK)
-        rc = api->xCreateFunction(api, SQLITE_FTS_COVERAGE, NULL, coverage_fn, NULL);
+        rc = api->xCreateFunction(api, SQLITE_FTS_PHRASE_HITS, NULL, phrase_hits_fn, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_create_function(db, SQLITE_FTS_TOKEN_COUNT, 1,
+                                     SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+                                     token_count_fn, NULL, NULL);
     return rc;
 }

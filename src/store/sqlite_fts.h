@@ -26,21 +26,27 @@
 /* The tokenizer's name in CREATE VIRTUAL TABLE … tokenize = '…'. */
 #define SQLITE_FTS_TOKENIZER "dbmcp"
 
-/* The auxiliary function dbmcp_coverage(tbl [, n]): for the current row of
- * a MATCH, the idf-weighted share of the first n phrases of the expression
- * (all when n is absent or < 1) that occur in the row, 0..1, with idf as
- * bm25() computes it:
+/* The auxiliary function dbmcp_phrase_hits(tbl): for the current row of a
+ * MATCH, how often each phrase of the expression occurs in it (over all
+ * columns), as a BLOB of int32 pairs (phrase index, count) in ascending
+ * phrase order, phrases that do not occur left out:
  *
- *   SELECT rowid, bm25(t), dbmcp_coverage(t, 3) FROM t WHERE t MATCH :q
+ *   SELECT rowid, dbmcp_phrase_hits(t) FROM t WHERE t MATCH :q
  *
- * bm25 orders the rows of one query; coverage says how much of the query
- * a row holds, comparable across queries (search/engine.h's relevance
- * floor). */
-#define SQLITE_FTS_COVERAGE "dbmcp_coverage"
+ * The term frequencies of BM25 (search/bm25.h), which dbmcp computes itself
+ * from statistics of the caller's scope rather than with bm25(), whose
+ * statistics span every row of the table (store/search_index.h). */
+#define SQLITE_FTS_PHRASE_HITS "dbmcp_phrase_hits"
 
-/* Register the "dbmcp" tokenizer and dbmcp_coverage() on db (store_open
- * does this for every handle). Returns an SQLite result code;
- * SQLITE_ERROR when this SQLite has no FTS5. */
+/* The scalar SQL function dbmcp_token_count(text): the token positions the
+ * "dbmcp" tokenizer gives text (text_token_count, core/textnorm.h); 0 for
+ * NULL. Migrations use it to fill the length column of indexed rows. */
+#define SQLITE_FTS_TOKEN_COUNT "dbmcp_token_count"
+
+/* Register the "dbmcp" tokenizer, dbmcp_phrase_hits() and
+ * dbmcp_token_count() on db (store_open does this for every handle).
+ * Returns an SQLite result code; SQLITE_ERROR when this SQLite has no
+ * FTS5. */
 int sqlite_fts_register(sqlite3 *db);
 
 #endif

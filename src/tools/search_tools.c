@@ -336,15 +336,20 @@ typedef struct search_run_info {
     double weight_vector; /* RRF weight of the vector list (hybrid) */
     const char *kind;     /* embedder kind, NULL in keyword mode */
     int vector_off;       /* hybrid ran the keyword side alone: weight_vector 0 */
+    int keyword_rows_max; /* matching chunks the keyword side reads at most */
 } search_run_info;
 
 static void metadata_line(rendered *o, const search_result *res, const search_args *a,
                           const search_run_info *info, double ms, long cap)
 {
-    char line[768], floor[128] = "", off[160] = "";
+    char line[900], floor[128] = "", off[160] = "", capped[128] = "";
     if (info->min_relevance > 0)
         snprintf(floor, sizeof floor, " · relevance ≥ %.2f: %zu below it left out",
                  info->min_relevance, res->below_floor);
+    if (res->keyword_capped)
+        snprintf(capped, sizeof capped,
+                 " · keyword: only the newest %d matches ranked (search.keyword_rows_max)",
+                 info->keyword_rows_max);
     if (info->vector_off)
         snprintf(off, sizeof off,
                  " (vector side off: weight 0 for the %s embedder, setting "
@@ -352,15 +357,15 @@ static void metadata_line(rendered *o, const search_result *res, const search_ar
                  info->kind, info->kind);
     if (o->dropped)
         snprintf(line, sizeof line,
-                 "\n%d passage%s shown, %d dropped to stay under %ld bytes · %s%s%s · %.1f ms",
+                 "\n%d passage%s shown, %d dropped to stay under %ld bytes · %s%s%s%s · %.1f ms",
                  o->shown, o->shown == 1 ? "" : "s", o->dropped, cap, search_mode_name(a->mode),
-                 off, floor, ms);
+                 off, floor, capped, ms);
     else
         snprintf(line, sizeof line,
-                 "\n%d passage%s · %s%s · %zu keyword and %zu vector candidates%s "
+                 "\n%d passage%s · %s%s · %zu keyword and %zu vector candidates%s%s "
                  "· %.1f ms",
                  o->shown, o->shown == 1 ? "" : "s", search_mode_name(a->mode), off,
-                 res->keyword_count, res->vector_count, floor, ms);
+                 res->keyword_count, res->vector_count, floor, capped, ms);
     append(o, o->len ? line : line + 1);
 }
 
@@ -405,6 +410,17 @@ static int run_search(tool_env *env, const search_args *a, const id_set *allowed
     req.min_relevance = info->min_relevance;
     req.filter = id_set_has;
     req.filter_ctx = (void *)allowed;
+    /* BM25's statistics come from every chunk the interface may read,
+     * whatever the filters; the filters only pick which are ranked. */
+    search_index_scope readable;
+    docs_search_scope(env->interface, &readable);
+    req.scope = &readable;
+    long rows_max = env->setting_long ? env->setting_long(env, "search.keyword_rows_max",
+                                                          SEARCH_KEYWORD_ROWS_DEFAULT)
+                                      : SEARCH_KEYWORD_ROWS_DEFAULT;
+    if (rows_max < 100 || rows_max > SEARCH_KEYWORD_ROWS_MAX)
+        rows_max = SEARCH_KEYWORD_ROWS_DEFAULT;
+    info->keyword_rows_max = req.keyword_rows_max = (int)rows_max;
     req.emb = emb;
     req.cancelled = env->cancelled;
     rc = search_run(env->internal_db,
@@ -452,12 +468,14 @@ static int search_documents(tool_env *env, const json_t *args, tool_output *out,
             append(&o, "No documents to search: no document this interface exposes matches the "
                        "filters.\n");
         /* Vectors of another model are never compared: say so instead of
-         * silently finding nothing by vector. */
-        if (allowed.n && a.mode != SEARCH_KEYWORD && !info.vector_off && res.vectors_total == 0) {
-            char note[256];
+         * silently finding nothing by vector. Judged by the documents
+         * searched, not the whole index: whether other collections have
+         * vectors is none of this caller's business. */
+        if (allowed.n && a.mode != SEARCH_KEYWORD && !info.vector_off && res.vector_count == 0) {
+            char note[384];
             snprintf(note, sizeof note,
-                     "Note: no stored vectors of the embedder model %s; the vector side found "
-                     "nothing (the operator runs `dbmcp reembed`).\n",
+                     "Note: no stored vectors of the embedder model %s in the documents searched; "
+                     "the vector side found nothing (the operator runs `dbmcp reembed`).\n",
                      res.model);
             append(&o, note);
         }
@@ -472,6 +490,8 @@ static int search_documents(tool_env *env, const json_t *args, tool_output *out,
                       info.min_relevance, "below_floor", (json_int_t)res.below_floor);
         if (info.kind && a.mode == SEARCH_HYBRID)
             json_object_set_new(out->structured, "weight_vector", json_real(info.weight_vector));
+        if (res.keyword_capped)
+            json_object_set_new(out->structured, "keyword_capped", json_true());
         tool_output_text(out, o.oom || !o.text ? "" : o.text);
         env->rows = o.shown;
     } else if (err->code == DBMCP_EINVAL && strncmp(err->message, "query", 5) != 0) {

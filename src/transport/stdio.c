@@ -34,7 +34,6 @@ typedef struct stdio_conn {
     FILE *in, *out;
     char *line; /* the reader's buffer: used only by the thread holding the role */
     size_t cap;
-    int handed_off;             /* the reader's current request gave the role away */
     pthread_mutex_t write_lock; /* one line at a time on stdout */
     pthread_mutex_t lock;       /* guards everything below */
     pthread_cond_t work;        /* a job was queued, the role is free, or closing */
@@ -97,10 +96,23 @@ static void wake_pool(stdio_conn *c)
 
 /* ctx.on_slow of a request the reader runs itself: another thread reads
  * from now on; this one finishes the request and then joins the pool. */
+/* Set on the reading thread when the request it runs gave the role away.
+ * Per thread, not per connection: the thread that takes the role over
+ * starts its own requests while this one still runs, and a shared flag
+ * cleared by the new reader made the old one read on too — two readers on
+ * one line buffer, which lost a request and answered another twice. */
+static _Thread_local int handed_off_here;
+
+static pthread_t current_reader(void);
+
 static void give_up_reading(void *arg)
 {
     stdio_conn *c = arg;
-    c->handed_off = 1;
+    /* Only the thread that holds the role can give it away (a hook left
+     * armed on a handle must never make a second reader). */
+    if (handed_off_here || !pthread_equal(pthread_self(), current_reader()))
+        return;
+    handed_off_here = 1;
     pthread_mutex_lock(&c->lock);
     c->role_free = 1;
     wake_pool(c);
@@ -180,6 +192,11 @@ static ssize_t read_line(FILE *in, char **buf, size_t *cap)
 static _Atomic pthread_t stdio_reader;
 static volatile sig_atomic_t stop_requested;
 
+static pthread_t current_reader(void)
+{
+    return atomic_load(&stdio_reader);
+}
+
 static void on_stop_signal(int sig)
 {
     /* The kernel may deliver the signal to any thread (a worker, the audit
@@ -232,13 +249,15 @@ static int read_loop(stdio_conn *c)
             jsonrpc_msg_free(msg);
             break;
         case MCP_RUN_WATCHED:
-            c->handed_off = 0;
+            handed_off_here = 0;
             if (!run_watched(c, msg)) {
                 queue_job(c, msg);
                 break;
             }
-            if (c->handed_off)
+            if (handed_off_here) {
+                handed_off_here = 0;
                 return READ_HANDED_OFF;
+            }
             break;
         case MCP_RUN_POOL: queue_job(c, msg); break;
         }

@@ -6,7 +6,9 @@
 # after an update, forgetting; scope isolation between users (arguments,
 # links and graph traversal never reach another user's rows; an agent-bound
 # key cannot switch agents); clear errors for bad arguments; expiry and
-# compaction, including a crash inside a compaction transaction; LLM
+# compaction, including a crash inside a compaction transaction; nothing
+# learned across users (bob's memory_search byte-identical whatever alice
+# saves or erases with his words); LLM
 # summaries from the scripted provider (tests/stub) and the extractive
 # fallback when it fails; a server
 # killed while embedding jobs are pending, restarted, completing them all.
@@ -438,6 +440,50 @@ expect "the setting memory.min_relevance changes the default floor" \
 sql "DELETE FROM dbmcp_settings WHERE key = 'memory.min_relevance'"
 call hank memory_search '{"query":"invoice","min_relevance":1.5}'
 expect "min_relevance above 1 is refused" fails_with "min_relevance"
+
+# --- nothing learned across users (own database) --------------------------------------------------
+
+# bob's memory_search answers byte for byte the same whatever alice saves or
+# erases: BM25 from bob's own items only (docs/security.md). Each answer is
+# read from a copy of the database taken at a step of alice's, all with bob's
+# memory in one state (a search counts the uses of what it returns, so bob
+# searches only the copies). With memory.recency_weight 0 no score depends on
+# the clock; age_s, the seconds since each item was written, is the one
+# figure masked.
+# SQLite only: the copies are taken with VACUUM INTO.
+DB="$WORK/crossuser.db"
+init
+set_setting memory.recency_weight 0
+call bob save_message '{"role":"user","content":"The parcel for the Lisbon office left on Monday with the courier."}'
+call bob save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assistant\",\"content\":\"Noted: Lisbon parcel, Monday.\"}"
+call bob save_knowledge '{"key":"courier","value":"Parcels to Lisbon go with the express courier"}'
+sql "VACUUM INTO '$WORK/cross-0.db'"
+for i in 1 2 3 4 5; do
+  call alice save_message "{\"role\":\"user\",\"content\":\"Private note $i: the Lisbon parcel is late, Lisbon courier again.\"}"
+done
+call alice save_knowledge '{"key":"lisbon","value":"Lisbon, Lisbon and Lisbon"}'
+call alice memory_search '{"query":"Lisbon","mode":"keyword","min_relevance":0}'
+expect "alice's own items hold bob's words" is 'r.hits.length===6'
+sql "VACUUM INTO '$WORK/cross-1.db'"
+call alice forget_knowledge '{"key":"lisbon","erase":true}'
+sql "VACUUM INTO '$WORK/cross-2.db'"
+# bob_searches DB: bob's answers to two queries on DB, age_s masked.
+bob_searches() {
+  local q
+  for q in '{"query":"Lisbon parcel courier"}' \
+    '{"query":"when did the Lisbon parcel leave","mode":"keyword","min_relevance":0}'; do
+    "$BIN" call --db "$1" --interface memory --principal bob memory_search "$q" 2>>"$ERR"
+    echo
+  done | sed -E 's/"age_s": *[-0-9.eE+]+/"age_s":_/g'
+}
+bob_searches "$WORK/cross-0.db" >"$WORK/bob-0.txt"
+bob_searches "$WORK/cross-1.db" >"$WORK/bob-1.txt"
+bob_searches "$WORK/cross-2.db" >"$WORK/bob-2.txt"
+expect "bob's answers hold his items with their keyword scores" \
+  test "$(grep -c '"bm25"' "$WORK/bob-0.txt")" -ge 2
+expect "alice saving items with bob's words leaves bob's memory_search byte-identical" \
+  cmp "$WORK/bob-0.txt" "$WORK/bob-1.txt"
+expect "alice erasing them leaves it byte-identical too" cmp "$WORK/bob-0.txt" "$WORK/bob-2.txt"
 
 # --- LLM summaries at compaction (scripted provider: tests/stub/openai-stub.mjs) ----------------
 

@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "store/dialect.h"
+#include "store/documents.h"
+#include "store/memory_store.h"
 #include "store/migrate.h"
 #include "store/store.h"
 
@@ -62,6 +64,18 @@ static void prepares(store *db, dialect_fragment id, const char *operand)
     store_finalize(st);
 }
 
+/* Format fragment id with three operands and prepare it. */
+static void prepares3(store *db, dialect_fragment id, const char *a, const char *b, const char *c)
+{
+    char sql[4096];
+    dbmcp_error err;
+    assert_int_equal(dialect_format(db, id, sql, sizeof sql, &err, a, b, c), 0);
+    store_stmt *st = NULL;
+    if (store_prepare(db, sql, &st, &err) != 0)
+        fail_msg("fragment %d does not prepare: %s\n%s", (int)id, err.message, sql);
+    store_finalize(st);
+}
+
 static void test_statements_prepare(void **state)
 {
     store *db = *state;
@@ -72,7 +86,14 @@ static void test_statements_prepare(void **state)
     prepares(db, DIALECT_CHUNKS_FTS_UNINDEX, NULL);
     prepares(db, DIALECT_MEMORY_FTS_INDEX, NULL);
     prepares(db, DIALECT_MEMORY_FTS_UNINDEX, " i.id = 0");
-    prepares(db, DIALECT_FTS_KEYWORD_SEARCH, "dbmcp_chunks_fts");
+    search_index_scope scopes[2];
+    mstore_search_scope("u", "a", &scopes[0]);
+    docs_search_scope("i", &scopes[1]);
+    const char *fts[2] = {"dbmcp_mem_fts", "dbmcp_chunks_fts"};
+    for (int i = 0; i < 2; i++) {
+        prepares3(db, DIALECT_FTS_SCOPE_MATCH, scopes[i].rows, scopes[i].condition, fts[i]);
+        prepares3(db, DIALECT_FTS_SCOPE_COUNT, scopes[i].rows, scopes[i].condition, fts[i]);
+    }
 }
 
 /* The value of "SELECT <fragment id with operands a, b, c>" as text. */

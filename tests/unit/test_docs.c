@@ -314,6 +314,9 @@ static int64_t count(store *db, const char *sql)
 static void best(temp_db *t, store *db, const char *query, search_mode mode, char *out, size_t size)
 {
     search_request req = {0};
+    search_index_scope readable; /* what ingest_text exposes */
+    docs_search_scope("default", &readable);
+    req.scope = &readable;
     req.query = query;
     req.mode = mode;
     req.k = 3;
@@ -374,6 +377,9 @@ static void test_ingest_and_search(void **state)
                      count(t->db, "SELECT count(*) FROM dbmcp_chunks"));
     /* Query syntax errors come back as values. */
     search_request req = {0};
+    search_index_scope readable; /* what ingest_text exposes */
+    docs_search_scope("default", &readable);
+    req.scope = &readable;
     req.query = "!!! ???";
     req.mode = SEARCH_KEYWORD;
     req.k = 3;
@@ -398,6 +404,9 @@ static void test_filter(void **state)
     assert_int_equal(ingest_text(t, "b.txt", "alpha gamma\n", NULL), 0);
     for (int mode = SEARCH_HYBRID; mode <= SEARCH_KEYWORD; mode++) {
         search_request req = {0};
+        search_index_scope readable; /* what ingest_text exposes */
+        docs_search_scope("default", &readable);
+        req.scope = &readable;
         req.query = "alpha";
         req.mode = (search_mode)mode;
         req.k = 5;
@@ -430,6 +439,9 @@ static void test_relevance_floor(void **state)
     size_t counts[2];
     for (int f = 0; f < 2; f++) {
         search_request req = {0};
+        search_index_scope readable; /* what ingest_text exposes */
+        docs_search_scope("default", &readable);
+        req.scope = &readable;
         req.query = "overtime premium contract";
         req.mode = SEARCH_KEYWORD;
         req.k = 5;
@@ -457,6 +469,9 @@ static void test_relevance_floor(void **state)
     assert_int_equal(counts[0], 3); /* "contract" matches b and c: padding without a floor */
     /* Vector mode: relevance is the cosine similarity. */
     search_request req = {0};
+    search_index_scope readable; /* what ingest_text exposes */
+    docs_search_scope("default", &readable);
+    req.scope = &readable;
     req.query = "overtime premium Bavaria";
     req.mode = SEARCH_VECTOR;
     req.k = 4;
@@ -508,6 +523,9 @@ static void *reader(void *p)
     }
     for (int i = 0; i < 40; i++) {
         search_request req = {0};
+        search_index_scope readable; /* what ingest_text exposes */
+        docs_search_scope("default", &readable);
+        req.scope = &readable;
         req.query = "stable words";
         req.mode = SEARCH_HYBRID;
         req.k = 2;

@@ -20,8 +20,9 @@
  *       "pending":        a known bug, with the reason
  *
  * Every built expression must also run without an FTS5 syntax error. The
- * C tests pin the exact expressions, the limits and their messages, the
- * tokenizer's arguments and its presence on read-only handles.
+ * C tests pin the exact expressions, their phrases, the limits and their
+ * messages, the tokenizer's arguments and its presence on read-only
+ * handles, and the per-phrase counts of dbmcp_phrase_hits().
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -39,6 +40,7 @@
 
 #include "case_files.h"
 #include "core/error.h"
+#include "core/textnorm.h"
 #include "search/fts_query.h"
 #include "store/store.h"
 
@@ -380,56 +382,92 @@ static void test_readonly_handle(void **state)
     store_close(ro);
 }
 
-/* dbmcp_coverage(docs, n) of row `row` for expression q, or -1. */
-static double coverage_of(store *db, const char *q, int n, int64_t row)
+/* dbmcp_phrase_hits(docs) of row `row` for expression q as "phrase:count "
+ * pairs into out ("-" when the row does not match). */
+static void phrase_hits_of(store *db, const char *q, int64_t row, char *out, size_t size)
 {
     store_stmt *st;
     dbmcp_error err;
-    double got = -1;
-    if (store_prepare(db, "SELECT rowid, dbmcp_coverage(docs, :n) FROM docs WHERE docs MATCH :q",
+    snprintf(out, size, "-");
+    if (store_prepare(db, "SELECT rowid, dbmcp_phrase_hits(docs) FROM docs WHERE docs MATCH :q",
                       &st, &err) != 0)
         fail_msg("prepare: %s", err.message);
-    store_bind_int(st, ":n", n);
     store_bind_text(st, ":q", q);
-    while (store_step(st, &err) == STORE_ROW)
-        if (store_column_int(st, 0) == row)
-            got = store_column_double(st, 1);
+    while (store_step(st, &err) == STORE_ROW) {
+        if (store_column_int(st, 0) != row)
+            continue;
+        const unsigned char *blob = store_column_blob(st, 1);
+        size_t bytes = store_column_bytes(st, 1), len = 0;
+        out[0] = '\0';
+        for (size_t off = 0; off + 8 <= bytes; off += 8) {
+            int32_t pair[2];
+            memcpy(pair, blob + off, sizeof pair);
+            len += (size_t)snprintf(out + len, size - len, "%d:%d ", pair[0], pair[1]);
+        }
+    }
     store_finalize(st);
-    return got;
 }
 
-static void test_coverage(void **state)
+static void test_phrase_hits(void **state)
 {
     (void)state;
     store *db = open_db(STORE_READWRITE | STORE_CREATE);
     exec_ok(db, "DROP TABLE IF EXISTS docs");
-    exec_ok(db, "CREATE VIRTUAL TABLE docs USING fts5(body, tokenize = 'dbmcp none')");
-    exec_ok(db, "INSERT INTO docs(rowid, body) VALUES (1, 'apple banana'), (2, 'apple cherry'),"
-                " (3, 'date'), (4, 'egg')");
-    /* idf as bm25: apple in 2 of 4 rows ln(2.5/2.5) = 0 -> 1e-6; banana
-     * ln(3.5/1.5). Row 1 holds both, row 2 only the word half the rows have. */
-    assert_float_equal(coverage_of(db, "\"apple\" OR \"banana\"", 0, 1), 1.0, 1e-9);
-    assert_float_equal(coverage_of(db, "\"apple\" OR \"banana\"", 0, 2),
-                       1e-6 / (1e-6 + log(3.5 / 1.5)), 1e-9);
-    /* Only the first n phrases count: the excluded group after them never
-     * occurs in a matching row and must not lower anyone's coverage. */
-    assert_float_equal(coverage_of(db, "(\"apple\") NOT (\"cherry\")", 1, 1), 1.0, 1e-9);
-    assert_float_equal(coverage_of(db, "\"apple\" OR \"date\"", 0, 3),
-                       log(3.5 / 1.5) / (1e-6 + log(3.5 / 1.5)), 1e-9);
-    /* A word no row holds keeps its idf: no row answers that part. */
-    assert_float_equal(coverage_of(db, "\"banana\" OR \"zzz\"", 0, 1),
-                       log(3.5 / 1.5) / (log(3.5 / 1.5) + log(4.5 / 0.5)), 1e-9);
-    /* The builder says how many phrases come before the excluded group. */
+    exec_ok(db, "CREATE VIRTUAL TABLE docs USING fts5(body, title, tokenize = 'dbmcp none')");
+    exec_ok(db, "INSERT INTO docs(rowid, body, title) VALUES (1, 'apple banana apple', 'apple'),"
+                " (2, 'cherry pie', NULL), (3, 'banana split', 'cherry')");
+    char got[128];
+    /* Counts over every column, ascending by phrase, phrases absent left out. */
+    phrase_hits_of(db, "\"banana\" OR \"apple\"", 1, got, sizeof got);
+    assert_string_equal(got, "0:1 1:3 ");
+    phrase_hits_of(db, "\"banana\" OR \"apple\"", 3, got, sizeof got);
+    assert_string_equal(got, "0:1 ");
+    phrase_hits_of(db, "\"banana\" OR \"apple\"", 2, got, sizeof got);
+    assert_string_equal(got, "-");
+    /* A phrase is one occurrence however many tokens it has. */
+    phrase_hits_of(db, "\"cherry pie\" OR \"split\"", 2, got, sizeof got);
+    assert_string_equal(got, "0:1 ");
+    /* The token positions of text, as the index counts them. */
+    assert_int_equal(text_token_count("apple banana apple", 18), 3);
+    assert_int_equal(text_token_count("Die Arbeitszeiten!", 18), 2);
+    assert_int_equal(text_token_count("東京都", strlen("東京都")), 2); /* 東京 京都 */
+    assert_int_equal(text_token_count("", 0), 0);
+    assert_int_equal(text_token_count(NULL, 3), 0);
+    store_close(db);
+}
+
+/* The builder's phrases: in the order FTS5 numbers them, with their kinds,
+ * and how many come before the excluded group. */
+static void test_match_phrases(void **state)
+{
+    (void)state;
+    fts_match m;
+    dbmcp_error err;
+    assert_int_equal(fts_match_build("apple banana -cherry", 20, 0, &m, &err), 0);
+    assert_string_equal(m.expression, "(\"apple\" OR \"banana\") NOT (\"cherry\")");
+    assert_int_equal(m.positive, 2);
+    assert_int_equal(m.count, 3);
+    assert_string_equal(m.phrases[2], "cherry");
+    assert_int_equal(m.kinds[0], FTS_TERM_ANY);
+    assert_int_equal(m.kinds[2], FTS_TERM_EXCLUDED);
+    fts_match_free(&m);
+    /* a AND (b OR 東京 OR 京都 OR a): the repeat is a phrase of its own,
+     * optional, and not counted in positive. */
+    assert_int_equal(fts_match_build("+a b 東京都", 14, 0, &m, &err), 0);
+    assert_int_equal(m.positive, 4);
+    assert_int_equal(m.count, 5);
+    assert_int_equal(m.kinds[0], FTS_TERM_REQUIRED);
+    assert_string_equal(m.phrases[2], "東京");
+    assert_string_equal(m.phrases[4], "a");
+    assert_int_equal(m.kinds[4], FTS_TERM_ANY);
+    fts_match_free(&m);
+    assert_int_equal(fts_match_build("\"fristlose Kündigung\"", 22, 0, &m, &err), 0);
+    assert_int_equal(m.count, 1);
+    assert_string_equal(m.phrases[0], "fristlose Kündigung");
+    fts_match_free(&m);
+    fts_match_free(&m); /* idempotent */
     char *match;
     int positive = -1;
-    dbmcp_error err;
-    assert_int_equal(fts_query_build("apple banana -cherry", 20, 0, &match, &positive, &err), 0);
-    assert_string_equal(match, "(\"apple\" OR \"banana\") NOT (\"cherry\")");
-    assert_int_equal(positive, 2);
-    free(match);
-    assert_int_equal(fts_query_build("+a b 東京都", 14, 0, &match, &positive, &err), 0);
-    assert_int_equal(positive, 4); /* a AND (b OR 東京 OR 京都 OR a): not the repeat */
-    free(match);
     assert_int_equal(fts_query_build("how is the weather", 18, 0, &match, &positive, &err), 0);
     assert_string_equal(match, "\"weather\"");
     assert_int_equal(positive, 1);
@@ -437,7 +475,6 @@ static void test_coverage(void **state)
     assert_int_equal(fts_query_build("what is it", 10, 0, &match, &positive, &err), 0);
     assert_int_equal(positive, 3); /* only function words: every one counts */
     free(match);
-    store_close(db);
 }
 
 static int suite_setup(void **state)
@@ -473,7 +510,8 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_tokenizer_arguments),
         cmocka_unit_test(test_readonly_handle),
-        cmocka_unit_test(test_coverage),
+        cmocka_unit_test(test_phrase_hits),
+        cmocka_unit_test(test_match_phrases),
     };
     return cmocka_run_group_tests(tests, suite_setup, suite_teardown);
 }

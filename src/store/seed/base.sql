@@ -102,6 +102,7 @@ INSERT INTO dbmcp_settings (key, value, description) VALUES
 ('search.min_relevance', '0.1', 'search_documents: relevance floor 0..1 (coverage of the query''s weighted words, or vector similarity); passages below it are left out; the argument min_relevance overrides it'),
 ('search.rrf_k', '60', 'search_documents: reciprocal-rank-fusion constant k (score = weight / (k + rank))'),
 ('search.candidates', '0', 'search_documents: candidates taken from each list before fusion; 0 = max(4 * k, 50)'),
+('search.keyword_rows_max', '100000', 'search_documents: most matching chunks the keyword side reads (newest first) and ranks; past it older matches are not ranked (100 .. 1000000)'),
 ('search.int8', 'off', 'search_documents: scan int8-quantised vectors and rescore in float32 (on/off); exact float32 when off'),
 ('search.snippet_chars', '400', 'search_documents: characters of passage text shown per hit');
 

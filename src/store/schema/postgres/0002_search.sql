@@ -68,11 +68,10 @@ CREATE TABLE dbmcp_chunks (
 -- (core/textnorm.h: NFKC, case folded, Snowball stems, CJK bigrams) of the
 -- chunk text, its heading and its document's title — the three columns of
 -- the FTS5 table — never PostgreSQL's parsing or stemming. The tokens are
--- computed in C; the index statement passes them as
--- to_tsvector('simple', <tokens joined by spaces>): 'simple' only lower-
--- cases, and a token (a run of letters, marks and digits) stays one lexeme.
--- Where stems of two languages share a position, a tsvector literal
--- ('arbeit':1 'arbeits':1 'zeit':2) keeps them colocated for phrase queries.
+-- computed in C (store/pg_fts.c) and written as a tsvector literal with
+-- positions, CAST(:v AS tsvector): stems of two languages share a position
+-- ('arbeit':1 'arbeits':1 'zeit':2) and the three columns are separated by
+-- a position gap, so phrases and counts are FTS5's exactly.
 -- As with FTS5, the text itself stays in dbmcp_chunks and dbmcp_documents,
 -- and store/documents.c keeps the index in step in the chunks' own
 -- transaction; removing a chunk removes its row here as well.

@@ -30,6 +30,8 @@ if [ -z "${DBMCP_TEST_PG:-}" ]; then
 fi
 name="fts_parity_$$_${RANDOM}"
 pg=$("$ROOT/scripts/pg.sh" createdb "$DBMCP_TEST_PG" "$name") || exit 1
+# As test_db does (tests/cli/lib/db.sh): the runner sees PostgreSQL was used.
+if [ -n "${DBMCP_TEST_PG_TRACE:-}" ]; then echo "$name" >>"$DBMCP_TEST_PG_TRACE"; fi
 lite="$WORK/parity.db"
 role="fts_parity_$$"
 "$BIN" init --demo --db "$pg" 2>"$WORK/init.log" || { cat "$WORK/init.log" >&2; exit 1; }

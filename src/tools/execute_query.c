@@ -221,8 +221,14 @@ int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbm
         return rc;
     }
     sql_admission_policy policy = {s->max_chars, s->functions, s->dialect};
-    rc = sql_admit(query, len, &policy, NULL, err);
+    sql_admission_rule rule;
+    rc = sql_admit(query, len, &policy, &rule, err);
     if (rc) {
+        /* The operator log and the audit row name the rule; the agent's
+         * sentence stays as it is. */
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, " (admission rule %s)",
+                 sql_admission_rule_name(rule));
         free(s);
         return rc;
     }

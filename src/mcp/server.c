@@ -759,16 +759,53 @@ typedef struct role_report {
     int refusals; /* seen so far */
 } role_report;
 
+/* Longest fix statement logged on one line (the log cuts lines at 2 KiB). */
+#define ROLE_FIX_LINE_MAX 1500
+
+/* fix (a REVOKE EXECUTE ON FUNCTION list too long for one log line) as
+ * several complete REVOKEs, cut between functions, one per line. */
+static void log_long_fix(log_level level, const char *fix)
+{
+    static const char head[] = "REVOKE EXECUTE ON FUNCTION ";
+    const char *from = NULL;
+    for (const char *p = strstr(fix, " FROM "); p; p = strstr(p + 1, " FROM "))
+        from = p;
+    if (strncmp(fix, head, sizeof head - 1) != 0 || !from) {
+        log_msg(level, "query-role", "fix: %s", fix);
+        return;
+    }
+    const char *start = fix + sizeof head - 1, *cut = NULL;
+    int depth = 0;
+    for (const char *p = start; p <= from; p++) {
+        depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+        if (p < from && !(depth == 0 && p[0] == ',' && p[1] == ' '))
+            continue;
+        /* p ends a function: cut before it when the line would grow too long. */
+        if (cut && (size_t)(p - start) > ROLE_FIX_LINE_MAX) {
+            log_msg(level, "query-role", "fix: %s%.*s%s", head, (int)(cut - start), start, from);
+            start = cut + 2;
+        }
+        cut = p;
+    }
+    log_msg(level, "query-role", "fix: %s%.*s%s", head, (int)(from - start), start, from);
+}
+
 /* One finding of pg_guard_check in the operator log, with its fix. */
 static void log_role_finding(const pg_guard_finding *f, void *arg)
 {
     role_report *r = arg;
     if (f->severity == PG_GUARD_REFUSE && ++r->refusals > ROLE_REFUSALS_LOGGED)
         return;
-    log_msg(f->severity == PG_GUARD_REFUSE ? LOG_ERROR : LOG_WARN, "query-role",
-            "%s %s (%s): %s; fix: %s",
-            f->severity == PG_GUARD_REFUSE ? "refused:" : "warning:", r->role, f->code, f->object,
-            f->fix);
+    log_level level = f->severity == PG_GUARD_REFUSE ? LOG_ERROR : LOG_WARN;
+    const char *what = f->severity == PG_GUARD_REFUSE ? "refused:" : "warning:";
+    if (strlen(f->object) + strlen(f->fix) <= ROLE_FIX_LINE_MAX) {
+        log_msg(level, "query-role", "%s %s (%s): %s; fix: %s", what, r->role, f->code, f->object,
+                f->fix);
+        return;
+    }
+    log_msg(level, "query-role", "%s %s (%s): %.1200s; fix: on the lines below", what, r->role,
+            f->code, f->object);
+    log_long_fix(level, f->fix);
 }
 
 /* PostgreSQL: the role the query connection logged in as must be fit to

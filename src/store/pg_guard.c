@@ -288,7 +288,11 @@ const char pg_guard_check_sql[] =
     "    WHERE pg_catalog.current_setting('max_prepared_transactions')::int > 0\n"
     ")\n"
     "SELECT severity, code, object, fix FROM findings\n"
-    "ORDER BY severity = 'warn', code, object\n";
+    "ORDER BY severity = 'warn',\n"
+    "         code NOT IN ('missing', 'login', 'superuser', 'createrole', 'createdb', "
+    "'replication',\n"
+    "                      'bypassrls', 'member'),\n"
+    "         code, object\n";
 
 /* ------------------------------------------------------------------------ */
 /* names                                                                     */

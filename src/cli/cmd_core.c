@@ -59,11 +59,14 @@ static int run_init(cli_args *a)
     const char *url = cli_db_url(a);
     dbmcp_error err;
     store *db = NULL;
-    if (store_open(url, STORE_READWRITE | STORE_CREATE, &db, &err) != 0)
+    /* PostgreSQL: STORE_CREATE would make the schema dbmcp at once, and
+     * init must not write before it knows the query role can be made (the
+     * migrations make the schema). */
+    int pg = store_url_is_postgres(url);
+    if (store_open(url, STORE_READWRITE | (pg ? 0 : STORE_CREATE), &db, &err) != 0)
         return cli_fail(&err);
     /* A PostgreSQL URI may hold a password: name the database by its identity. */
     char where[1024];
-    int pg = strcmp(store_dialect(db), "postgres") == 0;
     snprintf(where, sizeof where, "%s", pg ? store_identity(db) : url);
     cli_pg_init query_role;
     if (pg) {

@@ -286,15 +286,15 @@ static int read_sql_template(mcp_server *srv, const resource_reader *rd, const r
     store_set_time_limit(db, timeout_ms);
     store_set_cancel_flag(db, rd->cancelled);
     store_set_memory_budget(db, memory);
+    /* Prepared first (the driver may prepare again when the server could
+     * not type a parameter), then run inside the call's transaction. */
     store_call call = {rd->call_id, tool, timeout_ms, memory};
-    int in_call = 0;
-    rc = sql ? store_call_begin(db, &call, err)
-             : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    if (!rc)
-        in_call = 1;
     store_stmt *st = NULL;
-    if (!rc)
-        rc = store_prepare(db, sql, &st, err);
+    rc = sql ? store_prepare(db, sql, &st, err)
+             : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    int in_call = 0;
+    if (!rc && (rc = store_call_begin(db, &call, err)) == 0)
+        in_call = 1;
     if (!rc) {
         const char *k;
         json_t *v;

@@ -284,9 +284,11 @@ typedef struct store_call {
     size_t memory_bytes; /* the call's memory budget (0: the engine's default) */
 } store_call;
 
-/* Open a call on read-only handle db, before its first statement is
- * prepared. PostgreSQL: pg_guard's transaction (store/pg_guard.h) — BEGIN
- * READ ONLY, SET LOCAL statement_timeout (time_limit_ms), work_mem
+/* Open a call on read-only handle db, after its statement is prepared
+ * (parsed, nothing run: the driver may prepare again when the server could
+ * not type a parameter, which a failed statement inside the call's
+ * transaction would forbid) and before it is stepped. PostgreSQL: pg_guard's transaction
+ * (store/pg_guard.h) — BEGIN READ ONLY, SET LOCAL statement_timeout (time_limit_ms), work_mem
  * (memory_bytes, which bounds each sort or hash), the call id in a comment
  * and in application_name, SAVEPOINT — inside which the call's statements
  * run. SQLite: nothing (its guard is the handle's own). On failure nothing

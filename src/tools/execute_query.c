@@ -146,14 +146,14 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
     double start = ids_monotonic_ms();
     store_set_time_limit(db, s->timeout_ms);
 
-    /* The call's own transaction on PostgreSQL (store_call_begin), before
-     * the statement is even parsed. */
-    int in_call = 0;
-    if (call && (rc = store_call_begin(db, call, err)) == 0)
-        in_call = 1;
+    /* Prepared (parsed, nothing run) before the call's own transaction on
+     * PostgreSQL opens (store_call_begin), so the driver may prepare it
+     * again when the server could not type a parameter; run inside it. */
     store_stmt *st = NULL;
-    if (!rc)
-        rc = store_prepare(db, sql, &st, err);
+    rc = store_prepare(db, sql, &st, err);
+    int in_call = 0;
+    if (!rc && call && (rc = store_call_begin(db, call, err)) == 0)
+        in_call = 1;
     render_table table;
     render_table_init(&table, (render_limits){max_rows, s->cell_max, s->byte_cap});
     if (!rc)

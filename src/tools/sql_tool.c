@@ -135,19 +135,23 @@ int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp
                                           SQL_TOOL_LIMIT_TIMEOUT_MS);
     store_set_time_limit(env->query_db, timeout_ms);
     /* On PostgreSQL the statement runs inside the call's read-only
-     * transaction (store_call_begin), as agent SQL does. */
-    store_call call = tool_store_call(env, timeout_ms);
-    int rc = store_call_begin(env->query_db, &call, err);
+     * transaction (store_call_begin), as agent SQL does; it is prepared
+     * before, so the driver may prepare it again when the server could not
+     * type a parameter. */
+    store_stmt *st = NULL;
+    int rc = store_prepare(env->query_db, sql, &st, err);
     if (rc)
         return rc;
-    store_stmt *st = NULL;
-    rc = store_prepare(env->query_db, sql, &st, err);
+    store_call call = tool_store_call(env, timeout_ms);
+    rc = store_call_begin(env->query_db, &call, err);
+    if (rc) {
+        store_finalize(st);
+        return rc;
+    }
+    bind_all(env, st, args);
     render_table table;
     render_table_init(&table, sql_tool_limits(env));
-    if (!rc) {
-        bind_all(env, st, args);
-        rc = render_table_from_stmt(&table, st, env->cancelled, err);
-    }
+    rc = render_table_from_stmt(&table, st, env->cancelled, err);
     store_finalize(st);
     store_call_end(env->query_db); /* an unfit handle is closed by the pool */
     if (rc < 0) {

@@ -846,6 +846,9 @@ static int check_query_role(store *db, dbmcp_error *err)
 static int verify_query_connection(mcp_server *srv, dbmcp_error *err)
 {
     store *db = store_pool_acquire(srv->query, err);
+    if (!db && store_url_is_postgres(srv->query_db_url))
+        dbmcp_error_prefix(err, "the query connection (--query-db, or --db as the query role "
+                                "with the password DBMCP_QUERY_PASSWORD)");
     if (!db)
         return err->code;
     int rc = strcmp(store_dialect(db), "postgres") == 0 ? check_query_role(db, err) : 0;

@@ -212,12 +212,12 @@ int cli_pg_init_finish(const cli_args *a, store *db, const char *url, const cli_
     }
     char reads[512];
     describe_reads(st, demo, reads, sizeof reads);
-    fprintf(stderr, "dbmcp: query role %s %s; it reads %s\n", st->role,
+    fprintf(stderr, "dbmcp: query role %s %s; it %s %s\n", st->role,
             !st->existed     ? "created"
             : st->can_create ? "brought in line"
                              : "exists (its attributes and password left as they are: the user "
                                "of --db may not alter roles)",
-            reads);
+            pending ? "is to read (once the statements below ran)" : "reads", reads);
     const char *given = getenv("DBMCP_QUERY_PASSWORD");
     if (generated) {
         fprintf(stderr,

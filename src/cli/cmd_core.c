@@ -35,25 +35,6 @@
 
 /* --- init --------------------------------------------------------------------- */
 
-/* The demo's documents, when the engine can index them. PostgreSQL has no
- * full-text index of chunks yet (store/dialect.c has no fragment for it):
- * there the documents are left out with a note, and the rest of the demo
- * stands. */
-static int demo_documents(store *db, const char *where, dbmcp_error *err)
-{
-    size_t documents = 0;
-    int rc = docs_demo_ingest(db, &documents, err);
-    if (rc == DBMCP_ESTORE && strcmp(store_dialect(db), "postgres") == 0 &&
-        strstr(err->message, "has no SQL for")) {
-        fprintf(stderr,
-                "dbmcp: the demo documents were not ingested into %s: %s (full-text search on "
-                "PostgreSQL is not there yet; search_documents finds nothing)\n",
-                where, err->message);
-        return 0;
-    }
-    return rc;
-}
-
 static int run_init(cli_args *a)
 {
     const char *url = cli_db_url(a);
@@ -99,8 +80,9 @@ static int run_init(cli_args *a)
             rc = store_seed(db, "demo", &err);
         if (!loaded && !rc)
             rc = cli_thesaurus_demo_import(db, &err);
+        size_t documents = 0;
         if (!loaded && !rc)
-            rc = demo_documents(db, where, &err);
+            rc = docs_demo_ingest(db, &documents, &err);
     }
     if (rc) {
         store_close(db);

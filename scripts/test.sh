@@ -73,6 +73,8 @@ run_stage cli-replicas tests/cli/replicas.sh
 run_stage cli-chat tests/cli/chat.sh
 run_stage cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
 run_stage cli-hostile-sql tests/cli/hostile_sql.sh
+run_stage pg-hostile-sql tests/cli/hostile_pg.sh
+run_stage pg-docs tests/cli/postgres_docs.sh
 run_stage cli-hostile-ingest tests/cli/hostile_ingest.sh
 run_stage valgrind scripts/valgrind-stdio.sh
 run_stage protocol scripts/protocol-tests.sh

@@ -369,12 +369,19 @@ static int param_allowed(const char *param, void *ctx, dbmcp_error *err)
                            param);
 }
 
-/* Check handler SQL on a read-only connection to the same database. */
+/* Check handler SQL on a read-only connection as the server will run it:
+ * the query connection (cli_query_db_url; on PostgreSQL the query role,
+ * so SQL that names what the role may not reach, dbmcp's schema among it,
+ * is refused here and not at the first call). */
 static int check_handler_sql(const admin_ctx *c, const char *what, const char *sql,
                              param_rules *rules, dbmcp_error *err)
 {
     store *ro = NULL;
-    int rc = store_open(cli_db_url(c->args), STORE_READONLY, &ro, err);
+    char *query_url = NULL;
+    int rc = cli_query_db_url(c->args, &query_url, err);
+    if (!rc)
+        rc = store_open(query_url ? query_url : cli_db_url(c->args), STORE_READONLY, &ro, err);
+    free(query_url);
     if (!rc)
         rc = reg_sql_check_query(ro, sql, param_allowed, rules, err);
     store_close(ro);

@@ -103,6 +103,37 @@ typedef struct mcp_identity mcp_identity;
 int cli_make_server(cli_args *a, mcp_server **srv);
 int cli_local_identity(cli_args *a, mcp_server *srv, mcp_identity *id);
 
+/* --- PostgreSQL: the query role and the query connection (pg_setup.c) --- */
+
+/* The query role's name: --query-role, $DBMCP_QUERY_ROLE or dbmcp_query. */
+const char *cli_query_role(const cli_args *a);
+/* The query connection's database into *out (malloc'd; NULL: the catalog's
+ * own, as on SQLite): --query-db, else $DBMCP_QUERY_DB, else on PostgreSQL
+ * the --db URI logged in as cli_query_role with $DBMCP_QUERY_PASSWORD. It
+ * may hold a password: never print it. */
+int cli_query_db_url(const cli_args *a, char **out, dbmcp_error *err);
+
+/* What `dbmcp init` learns about the query role before it writes. */
+typedef struct cli_pg_init {
+    char role[64];         /* the query role's name */
+    char database[128];    /* current_database() */
+    int can_create;        /* the user of --db may create roles */
+    int superuser;         /* … and is a superuser */
+    int existed;           /* the role existed before init */
+    char schema_text[512]; /* --query-schemas, split in place */
+    char *schemas[17];     /* its names, NULL-terminated */
+} cli_pg_init;
+/* Before anything is written: CLI_OK to go on; CLI_FAIL (the statements
+ * that create the role printed on stdout, why on stderr, the database
+ * untouched) when the role is missing and may not be created here;
+ * CLI_USAGE for bad names. */
+int cli_pg_init_prepare(const cli_args *a, store *db, cli_pg_init *st);
+/* After the migrations and seeds: the role, its password and its reads
+ * (the demo's tables with demo), with what was done on stderr and what is
+ * left for someone else on stdout. url is --db (for libpq's hashing). */
+int cli_pg_init_finish(const cli_args *a, store *db, const char *url, const cli_pg_init *st,
+                       int demo);
+
 /* Shared by the command files (admin.c). */
 /* Parse a file (path "-": stdin) holding one JSON object; *out is a new ref. */
 int cli_read_json_object(const char *path, json_t **out, dbmcp_error *err);

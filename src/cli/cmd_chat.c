@@ -89,6 +89,9 @@ static const cli_flag_spec chat_flags[] = {
     {"principal", "NAME", "who is chatting (scope, audit); default $DBMCP_PRINCIPAL or `local`"},
     {"json", NULL,
      "print {run_id, session, status, answer, plan, steps, tool_calls, usage} as JSON"},
+    {"query-db", "URI",
+     "the query connection's database (also $DBMCP_QUERY_DB); PostgreSQL default: --db as the "
+     "query role"},
     {NULL, NULL, NULL},
 };
 

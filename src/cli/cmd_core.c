@@ -25,6 +25,14 @@
         "db", "PATH", "database (SQLite file); default $DBMCP_DB or ./dbmcp.db"                    \
     }
 
+/* Every command that serves (serve, call, chat) takes it. */
+#define QUERY_DB_FLAG                                                                              \
+    {                                                                                              \
+        "query-db", "URI",                                                                         \
+            "the query connection's database (also $DBMCP_QUERY_DB); PostgreSQL default: --db "    \
+            "as the query role"                                                                    \
+    }
+
 /* --- init --------------------------------------------------------------------- */
 
 static int run_init(cli_args *a)
@@ -32,12 +40,27 @@ static int run_init(cli_args *a)
     const char *url = cli_db_url(a);
     dbmcp_error err;
     store *db = NULL;
-    if (store_open(url, STORE_READWRITE | STORE_CREATE, &db, &err) != 0)
+    /* PostgreSQL: STORE_CREATE would make the schema dbmcp at once, and
+     * init must not write before it knows the query role can be made (the
+     * migrations make the schema). */
+    int pg = store_url_is_postgres(url);
+    if (store_open(url, STORE_READWRITE | (pg ? 0 : STORE_CREATE), &db, &err) != 0)
         return cli_fail(&err);
     /* A PostgreSQL URI may hold a password: name the database by its identity. */
     char where[1024];
-    snprintf(where, sizeof where, "%s",
-             strcmp(store_dialect(db), "postgres") == 0 ? store_identity(db) : url);
+    snprintf(where, sizeof where, "%s", pg ? store_identity(db) : url);
+    cli_pg_init query_role;
+    if (pg) {
+        int status = cli_pg_init_prepare(a, db, &query_role);
+        if (status != CLI_OK) {
+            store_close(db);
+            return status;
+        }
+    } else if (cli_flag(a, "query-role") || cli_flag(a, "query-schemas")) {
+        store_close(db);
+        return cli_usage_error(a->cmd, "--query-role and --query-schemas are for PostgreSQL; "
+                                       "SQLite's query connection is the same file");
+    }
     int before = 0, applied = 0;
     int rc = store_schema_version(db, &before, &err);
     if (!rc)
@@ -61,29 +84,42 @@ static int run_init(cli_args *a)
         if (!loaded && !rc)
             rc = docs_demo_ingest(db, &documents, &err);
     }
-    store_close(db);
-    if (rc)
+    if (rc) {
+        store_close(db);
         return cli_fail(&err);
+    }
     fprintf(stderr, "dbmcp: %s is at schema version %d (%d migration%s applied)%s\n", where,
             store_schema_latest(), applied, applied == 1 ? "" : "s",
             cli_flag(a, "demo") ? ", demo data loaded" : "");
-    return CLI_OK;
+    int status =
+        pg ? cli_pg_init_finish(a, db, url, &query_role, cli_flag(a, "demo") != NULL) : CLI_OK;
+    store_close(db);
+    return status;
 }
 
 static const cli_flag_spec init_flags[] = {
     DB_FLAG,
     {"demo", NULL, "also load the demo data set (Tarifverträge, thesaurus, sales, plans)"},
+    {"query-role", "NAME",
+     "PostgreSQL: the query role agent SQL logs in as; default $DBMCP_QUERY_ROLE or dbmcp_query"},
+    {"query-schemas", "A,B",
+     "PostgreSQL: schemas whose tables the query role reads (now and tables made later)"},
     {NULL, NULL, NULL},
 };
 
 const cli_command cli_cmd_init = {
     "init",
     "Create or migrate the database and load the built-in catalog",
-    "[--db PATH] [--demo]",
+    "[--db PATH|URI] [--demo] [--query-role NAME] [--query-schemas A,B]",
     "Applies pending schema migrations (each in its own transaction). A new database gets the\n"
     "`default` interface with the builtin tools echo and server_info, and the `conformance`\n"
     "interface (disabled). --demo adds the demo data set. A database written by a newer dbmcp\n"
-    "is refused.",
+    "is refused.\n"
+    "PostgreSQL: also creates (or brings in line) the query role agent SQL logs in as, and\n"
+    "grants it exactly the reads asked for: --query-schemas, and with --demo the demo's tables.\n"
+    "Its password: $DBMCP_QUERY_PASSWORD, or for a new role a generated one, printed once on\n"
+    "stderr. A user without CREATEROLE gets the statements that create the role on stdout and\n"
+    "exit 1, the database untouched. See docs/postgres.md.",
     0,
     0,
     init_flags,
@@ -100,7 +136,13 @@ int cli_make_server(cli_args *a, mcp_server **srv)
     if (!cfg.allowed_tools)
         cfg.allowed_tools = getenv("DBMCP_ALLOWED_TOOLS");
     dbmcp_error err;
-    if (mcp_server_create(&cfg, srv, &err) != 0)
+    char *query_db_url = NULL;
+    if (cli_query_db_url(a, &query_db_url, &err) != 0)
+        return cli_fail(&err);
+    cfg.query_db_url = query_db_url;
+    int rc = mcp_server_create(&cfg, srv, &err);
+    free(query_db_url);
+    if (rc != 0)
         return cli_fail(&err);
     cli_set_default_embedder(cfg.db_url); /* what embed() in SQL uses */
     return CLI_OK;
@@ -186,6 +228,7 @@ static const cli_flag_spec serve_flags[] = {
      "stdio (and --no-auth HTTP): interface to serve; default $DBMCP_INTERFACE or `default`"},
     {"principal", "NAME", "stdio: who is calling, for scope and audit; default $DBMCP_PRINCIPAL"},
     {"allowed-tools", "A,B", "narrow every interface to these tools (also $DBMCP_ALLOWED_TOOLS)"},
+    QUERY_DB_FLAG,
     {"allow-origin", "ORIGIN", "HTTP: accept this Origin besides loopback ones"},
     {"public-url", "URL",
      "HTTP behind a proxy: the base URL clients use (setting http.public_url)"},
@@ -200,6 +243,10 @@ const cli_command cli_cmd_serve = {
     "HTTP: POST/GET/DELETE /mcp, both protocol eras (2025-11-25 sessions and stateless\n"
     "2026-07-28). Requests need `Authorization: Bearer KEY` (see `dbmcp keys create`) unless\n"
     "--no-auth. SIGTERM finishes in-flight requests and writes their audit rows.\n"
+    "PostgreSQL: agent SQL runs on a connection of its own as the query role (--query-db, or\n"
+    "--db with the user dbmcp_query and the password $DBMCP_QUERY_PASSWORD), which is checked\n"
+    "first: serve refuses to start, naming each refusal and the statement that fixes it, when\n"
+    "the role could do more than read the user's data (docs/postgres.md).\n"
     "Once HTTP accepts connections, stderr gets one line with the bound address:\n"
     "  listening on http://HOST:PORT/mcp\n"
     "With port 0 (`--http 127.0.0.1:0`) the system picks a free port; read it from that line.\n"
@@ -289,6 +336,7 @@ static const cli_flag_spec call_flags[] = {
     {"interface", "NAME", "interface to call through; default `default`"},
     {"principal", "NAME", "who is calling (audit, scope); default $DBMCP_PRINCIPAL or `local`"},
     {"allowed-tools", "A,B", "narrow the interface to these tools"},
+    QUERY_DB_FLAG,
     {NULL, NULL, NULL},
 };
 

@@ -50,6 +50,7 @@ struct mcp_listener {
 
 struct mcp_server {
     char *db_url;
+    char *query_db_url;  /* the query connection's database (owned); never logged */
     char *allowed_tools; /* owned copy or NULL */
     char *server_name;
     int watch_interval_ms;

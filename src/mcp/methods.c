@@ -247,33 +247,55 @@ static json_t *resource_contents(const reg_resource *r, const char *uri)
     return c;
 }
 
+/* Who reads a resource, for the SQL tag and the call on the query
+ * connection. */
+typedef struct resource_reader {
+    const mcp_identity *who;
+    const char *call_id; /* the read's call id (audit, _meta) */
+    const char *client;  /* the client's name, may be "" */
+    const char *model;   /* may be "" */
+    atomic_int *cancelled;
+} resource_reader;
+
 /* Read a URI produced by a template with an 'sql' handler: the first column
- * of the first row, with the template variables bound by name. */
-static int read_sql_template(mcp_server *srv, const mcp_identity *who, const reg_template *t,
-                             const json_t *vars, atomic_int *cancelled, reg_resource *out,
-                             int *capped, dbmcp_error *err)
+ * of the first row, with the template variables bound by name. The
+ * statement carries the call's tag and, on PostgreSQL, runs inside the
+ * call's read-only transaction (store_call_begin), like a report tool. */
+static int read_sql_template(mcp_server *srv, const resource_reader *rd, const reg_template *t,
+                             const json_t *vars, reg_resource *out, int *capped, dbmcp_error *err)
 {
-    int rc = mcp_query_enter(srv, who, err);
+    int rc = mcp_query_enter(srv, rd->who, err);
     if (rc) {
         *capped = 1;
         return rc;
     }
     store *db = store_pool_acquire(srv->query, err);
     if (!db) {
-        mcp_query_leave(srv, who);
+        mcp_query_leave(srv, rd->who);
         return err->code;
     }
-    store_stmt *st;
-    rc = store_prepare(db, t->handler, &st, err);
+    char tool[160];
+    snprintf(tool, sizeof tool, "template:%s", t->name);
+    char *sql = tool_tag_sql(rd->call_id, tool, rd->client, rd->model, t->handler);
+    /* Operator-written like a report tool: the same time limit and memory
+     * budget, and the client's cancellation interrupts it. */
+    int timeout_ms = tools_report_timeout_ms(
+        mcp_server_setting_long(srv, "report.timeout_ms", TOOLS_REPORT_TIMEOUT_DEFAULT_MS));
+    size_t memory = tools_query_memory_bytes(
+        mcp_server_setting_long(srv, "query.max_memory_bytes", TOOLS_QUERY_MEMORY_DEFAULT));
+    store_set_time_limit(db, timeout_ms);
+    store_set_cancel_flag(db, rd->cancelled);
+    store_set_memory_budget(db, memory);
+    /* Prepared first (the driver may prepare again when the server could
+     * not type a parameter), then run inside the call's transaction. */
+    store_call call = {rd->call_id, tool, timeout_ms, memory};
+    store_stmt *st = NULL;
+    rc = sql ? store_prepare(db, sql, &st, err)
+             : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    int in_call = 0;
+    if (!rc && (rc = store_call_begin(db, &call, err)) == 0)
+        in_call = 1;
     if (!rc) {
-        /* Operator-written like a report tool: the same time limit, and the
-         * client's cancellation interrupts it. */
-        store_set_time_limit(db, tools_report_timeout_ms(mcp_server_setting_long(
-                                     srv, "report.timeout_ms", TOOLS_REPORT_TIMEOUT_DEFAULT_MS)));
-        store_set_cancel_flag(db, cancelled);
-        store_set_memory_budget(
-            db, tools_query_memory_bytes(mcp_server_setting_long(srv, "query.max_memory_bytes",
-                                                                 TOOLS_QUERY_MEMORY_DEFAULT)));
         const char *k;
         json_t *v;
         json_object_foreach ((json_t *)vars, k, v) {
@@ -289,21 +311,23 @@ static int read_sql_template(mcp_server *srv, const mcp_identity *who, const reg
         } else if (rc == STORE_DONE) {
             rc = dbmcp_error_set(err, DBMCP_ENOTFOUND, "Resource not found");
         }
-        store_finalize(st);
-        store_set_cancel_flag(db, NULL);
-        store_set_time_limit(db, 0);
-        store_set_memory_budget(db, 0);
     }
+    store_finalize(st);
+    if (in_call)
+        store_call_end(db); /* an unfit handle is closed by the pool */
+    store_set_cancel_flag(db, NULL);
+    store_set_time_limit(db, 0);
+    store_set_memory_budget(db, 0);
+    free(sql);
     store_pool_release(srv->query, db);
-    mcp_query_leave(srv, who);
+    mcp_query_leave(srv, rd->who);
     return rc;
 }
 
 /* Read uri for `who`; *capped is set when a cap on concurrent queries
  * refused it. */
-static int read_resource(mcp_server *srv, const mcp_identity *who, const catalog_snapshot *snap,
-                         const char *uri, atomic_int *cancelled, reg_resource *out, int *capped,
-                         dbmcp_error *err)
+static int read_resource(mcp_server *srv, const resource_reader *rd, const catalog_snapshot *snap,
+                         const char *uri, reg_resource *out, int *capped, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
     store *db;
@@ -320,7 +344,7 @@ static int read_resource(mcp_server *srv, const mcp_identity *who, const catalog
     if (!t)
         return dbmcp_error_set(err, DBMCP_ENOTFOUND, "Resource not found: %s", uri);
     if (strcmp(t->handler_kind, "sql") == 0) {
-        rc = read_sql_template(srv, who, t, vars, cancelled, out, capped, err);
+        rc = read_sql_template(srv, rd, t, vars, out, capped, err);
         if (!rc)
             out->mime_type = strdup(t->mime_type);
     } else if (strcmp(t->handler, "resource_by_uri") == 0) {
@@ -363,8 +387,9 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     dbmcp_error err;
     dbmcp_error_clear(&err);
     int capped = 0;
-    int rc = read_resource(srv, &s->who, snap, uri, flight ? &flight->cancelled : NULL, &r, &capped,
-                           &err);
+    resource_reader rd = {&s->who, call_id, s->client_name, ctx && ctx->model ? ctx->model : "",
+                          flight ? &flight->cancelled : NULL};
+    int rc = read_resource(srv, &rd, snap, uri, &r, &capped, &err);
     json_t *result = NULL;
     if (rc == 0) {
         result = json_pack("{s:[o]}", "contents", resource_contents(&r, uri));

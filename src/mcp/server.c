@@ -24,6 +24,7 @@
 #include "core/version.h"
 #include "mcp/internal.h"
 #include "store/migrate.h"
+#include "store/pg_guard.h"
 #include "tools/tool.h"
 
 #define WATCH_FULL_MS 5000 /* a full tick at least this often, changes or not */
@@ -749,13 +750,110 @@ static int query_pool_extra(mcp_server *srv)
     return n < 1 ? 1 : n > QUERY_CAPS_MAX ? QUERY_CAPS_MAX : (int)n;
 }
 
-/* Least privilege: refuse to serve when a query handle could write. */
+/* Refusals logged one by one; past this many only counted (a superuser
+ * as the query role has hundreds: its own attributes come first). */
+#define ROLE_REFUSALS_LOGGED 40
+
+typedef struct role_report {
+    const char *role;
+    int refusals; /* seen so far */
+} role_report;
+
+/* Longest fix statement logged on one line (the log cuts lines at 2 KiB). */
+#define ROLE_FIX_LINE_MAX 1500
+
+/* fix (a REVOKE EXECUTE ON FUNCTION list too long for one log line) as
+ * several complete REVOKEs, cut between functions, one per line. */
+static void log_long_fix(log_level level, const char *fix)
+{
+    static const char head[] = "REVOKE EXECUTE ON FUNCTION ";
+    const char *from = NULL;
+    for (const char *p = strstr(fix, " FROM "); p; p = strstr(p + 1, " FROM "))
+        from = p;
+    if (strncmp(fix, head, sizeof head - 1) != 0 || !from) {
+        log_msg(level, "query-role", "fix: %s", fix);
+        return;
+    }
+    const char *start = fix + sizeof head - 1, *cut = NULL;
+    int depth = 0;
+    for (const char *p = start; p <= from; p++) {
+        depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+        if (p < from && !(depth == 0 && p[0] == ',' && p[1] == ' '))
+            continue;
+        /* p ends a function: cut before it when the line would grow too long. */
+        if (cut && (size_t)(p - start) > ROLE_FIX_LINE_MAX) {
+            log_msg(level, "query-role", "fix: %s%.*s%s", head, (int)(cut - start), start, from);
+            start = cut + 2;
+        }
+        cut = p;
+    }
+    log_msg(level, "query-role", "fix: %s%.*s%s", head, (int)(from - start), start, from);
+}
+
+/* One finding of pg_guard_check in the operator log, with its fix. */
+static void log_role_finding(const pg_guard_finding *f, void *arg)
+{
+    role_report *r = arg;
+    if (f->severity == PG_GUARD_REFUSE && ++r->refusals > ROLE_REFUSALS_LOGGED)
+        return;
+    log_level level = f->severity == PG_GUARD_REFUSE ? LOG_ERROR : LOG_WARN;
+    const char *what = f->severity == PG_GUARD_REFUSE ? "refused:" : "warning:";
+    if (strlen(f->object) + strlen(f->fix) <= ROLE_FIX_LINE_MAX) {
+        log_msg(level, "query-role", "%s %s (%s): %s; fix: %s", what, r->role, f->code, f->object,
+                f->fix);
+        return;
+    }
+    log_msg(level, "query-role", "%s %s (%s): %.1200s; fix: on the lines below", what, r->role,
+            f->code, f->object);
+    log_long_fix(level, f->fix);
+}
+
+/* PostgreSQL: the role the query connection logged in as must be fit to
+ * run agent SQL (store/pg_guard.h): every refusal and warning is logged
+ * with the statement that fixes it, and any refusal stops the start. */
+static int check_query_role(store *db, dbmcp_error *err)
+{
+    store_stmt *st = NULL;
+    char role[128] = "";
+    int rc = store_prepare(db, "SELECT current_user", &st, err);
+    if (!rc && (rc = store_step(st, err)) == STORE_ROW) {
+        snprintf(role, sizeof role, "%s", store_column_text(st, 0) ? store_column_text(st, 0) : "");
+        rc = 0;
+    } else if (rc == STORE_DONE) {
+        rc = dbmcp_error_set(err, DBMCP_ESTORE, "the query connection has no current user");
+    }
+    store_finalize(st);
+    int refusals = 0;
+    role_report report = {role, 0};
+    if (!rc)
+        rc = pg_guard_check(db, role, NULL, log_role_finding, &report, &refusals, err);
+    if (rc == DBMCP_EDENIED) {
+        char first[sizeof err->message];
+        snprintf(first, sizeof first, "%s", err->message);
+        dbmcp_error_set(err, DBMCP_EDENIED,
+                        "refusing to serve: %d refusal%s of the query connection's role (%d "
+                        "logged above, each with its fix); the first: %.800s",
+                        refusals, refusals == 1 ? "" : "s",
+                        refusals < ROLE_REFUSALS_LOGGED ? refusals : ROLE_REFUSALS_LOGGED, first);
+    } else if (rc) {
+        dbmcp_error_prefix(err, "checking the query connection's role");
+    }
+    return rc;
+}
+
+/* Least privilege: refuse to serve when a query handle could write, and
+ * on PostgreSQL when its role may do more than read the user's data. */
 static int verify_query_connection(mcp_server *srv, dbmcp_error *err)
 {
     store *db = store_pool_acquire(srv->query, err);
+    if (!db && store_url_is_postgres(srv->query_db_url))
+        dbmcp_error_prefix(err, "the query connection (--query-db, or --db as the query role "
+                                "with the password DBMCP_QUERY_PASSWORD)");
     if (!db)
         return err->code;
-    int rc = store_verify_readonly(db, err);
+    int rc = strcmp(store_dialect(db), "postgres") == 0 ? check_query_role(db, err) : 0;
+    if (!rc)
+        rc = store_verify_readonly(db, err);
     store_pool_release(srv->query, db);
     return rc;
 }
@@ -774,6 +872,7 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
     srv->started_ms = ids_monotonic_ms();
     srv->started_at = unix_now();
     srv->db_url = strdup(cfg->db_url);
+    srv->query_db_url = strdup(cfg->query_db_url ? cfg->query_db_url : cfg->db_url);
     srv->allowed_tools = cfg->allowed_tools ? strdup(cfg->allowed_tools) : NULL;
     srv->server_name = strdup(cfg->server_name ? cfg->server_name : "dbmcp");
     srv->watch_interval_ms = cfg->watch_interval_ms > 0 ? cfg->watch_interval_ms : 500;
@@ -795,7 +894,7 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
      * the schema tools, so a query under the cap never queues for a
      * handle; handles open only when that many are in use at once. */
     if (!rc)
-        rc = store_pool_create(srv->db_url, STORE_READONLY, pool + query_pool_extra(srv),
+        rc = store_pool_create(srv->query_db_url, STORE_READONLY, pool + query_pool_extra(srv),
                                &srv->query, err);
     if (!rc)
         rc = verify_query_connection(srv, err);
@@ -867,6 +966,7 @@ void mcp_server_free(mcp_server *srv)
     json_decref(srv->server_info);
     json_decref(srv->settings);
     free(srv->db_url);
+    free(srv->query_db_url);
     free(srv->allowed_tools);
     free(srv->server_name);
     pthread_mutex_destroy(&srv->lock);

@@ -62,7 +62,10 @@ typedef struct mcp_sink {
 } mcp_sink;
 
 typedef struct mcp_server_config {
-    const char *db_url;        /* SQLite path (or postgres:// later) */
+    const char *db_url;        /* SQLite path or postgres:// URI: the catalog connection */
+    const char *query_db_url;  /* the query connection's database (agent SQL, report tools,
+                                  sql templates); NULL: db_url. On PostgreSQL a URI that logs
+                                  in as the query role, checked by pg_guard_check at start */
     const char *allowed_tools; /* comma-separated allowlist narrowing every interface; NULL = all */
     int pool_size;             /* catalog/query connections kept open (default 4) */
     int watch_interval_ms;     /* how often catalog changes are polled (default 500) */

@@ -36,6 +36,7 @@ ASSET(asset_seed_demo, "src/store/seed/demo.sql")
 ASSET(asset_seed_conformance, "src/store/seed/conformance.sql")
 ASSET(asset_seed_sqlite_demo, "src/store/seed/sqlite/demo.sql")
 ASSET(asset_seed_sqlite_conformance, "src/store/seed/sqlite/conformance.sql")
+ASSET(asset_seed_postgres_base, "src/store/seed/postgres/base.sql")
 ASSET(asset_seed_postgres_demo, "src/store/seed/postgres/demo.sql")
 ASSET(asset_seed_postgres_conformance, "src/store/seed/postgres/conformance.sql")
 

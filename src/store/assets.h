@@ -26,6 +26,7 @@ extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];
 extern const char asset_seed_sqlite_demo_start[];
 extern const char asset_seed_sqlite_conformance_start[];
+extern const char asset_seed_postgres_base_start[];
 extern const char asset_seed_postgres_demo_start[];
 extern const char asset_seed_postgres_conformance_start[];
 

@@ -6,7 +6,8 @@
  * same schema version on either engine. A seed is one shared file both
  * engines run, preceded by a dialect half (seed/<dialect>/) where the
  * engines need different statements: the demo's user tables, a blob
- * literal.
+ * literal, what agent SQL is told and allowed (execute_query's
+ * description, query.functions).
  */
 #include "store/migrate.h"
 
@@ -201,7 +202,7 @@ typedef struct seed {
 } seed;
 
 static const seed seeds[] = {
-    {"base", NULL, NULL, asset_seed_base_start},
+    {"base", NULL, asset_seed_postgres_base_start, asset_seed_base_start},
     {"demo", asset_seed_sqlite_demo_start, asset_seed_postgres_demo_start, asset_seed_demo_start},
     {"conformance", asset_seed_sqlite_conformance_start, asset_seed_postgres_conformance_start,
      asset_seed_conformance_start},

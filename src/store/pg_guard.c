@@ -288,7 +288,11 @@ const char pg_guard_check_sql[] =
     "    WHERE pg_catalog.current_setting('max_prepared_transactions')::int > 0\n"
     ")\n"
     "SELECT severity, code, object, fix FROM findings\n"
-    "ORDER BY severity = 'warn', code, object\n";
+    "ORDER BY severity = 'warn',\n"
+    "         code NOT IN ('missing', 'login', 'superuser', 'createrole', 'createdb', "
+    "'replication',\n"
+    "                      'bypassrls', 'member'),\n"
+    "         code, object\n";
 
 /* ------------------------------------------------------------------------ */
 /* names                                                                     */
@@ -304,6 +308,18 @@ static int plain_name(const char *name)
               name[i] == '_'))
             return 0;
     return 1;
+}
+
+/* "schema.table", both plain names, the schema not dbmcp's (schema). */
+static int table_name_ok(const char *name, const char *schema)
+{
+    const char *dot = name ? strchr(name, '.') : NULL;
+    char left[PG_GUARD_NAME_MAX + 1];
+    if (!dot || (size_t)(dot - name) > PG_GUARD_NAME_MAX)
+        return 0;
+    memcpy(left, name, (size_t)(dot - name));
+    left[dot - name] = '\0';
+    return plain_name(left) && plain_name(dot + 1) && strcmp(left, schema) != 0;
 }
 
 /* name as a quoted identifier ("a""b"), into out; 0 when it does not fit
@@ -414,6 +430,12 @@ static int role_statements_build(const pg_guard_role *r, role_statements *rs, db
                                    "a schema the query role reads must be a plain lower-case "
                                    "name other than dbmcp's own: \"%.63s\"",
                                    data[i]);
+    for (size_t i = 0; r && r->data_tables && r->data_tables[i]; i++)
+        if (!table_name_ok(r->data_tables[i], schema))
+            return dbmcp_error_set(err, DBMCP_EINVAL,
+                                   "a table the query role reads must be named schema.table, "
+                                   "plain lower-case names, outside dbmcp's schema: \"%.130s\"",
+                                   r->data_tables[i]);
     if (!r || !quote_name(r->database, database, sizeof database) ||
         strlen(r->database) > PG_GUARD_NAME_MAX)
         return dbmcp_error_set(err, DBMCP_EINVAL, "the query role needs the database's name");
@@ -454,6 +476,20 @@ static int role_statements_build(const pg_guard_role *r, role_statements *rs, db
         add_statement(rs, NEED_OWNER,
                       "ALTER DEFAULT PRIVILEGES IN SCHEMA %s GRANT SELECT ON TABLES TO %s", data[i],
                       role);
+    }
+    for (size_t i = 0; r->data_tables && r->data_tables[i]; i++) {
+        const char *table = r->data_tables[i];
+        int schema_len = (int)(strchr(table, '.') - table);
+        /* USAGE once per schema, before its first table. */
+        int seen = 0;
+        for (size_t k = 0; data[k] && !seen; k++)
+            seen = strncmp(data[k], table, (size_t)schema_len) == 0 && !data[k][schema_len];
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strncmp(r->data_tables[k], table, (size_t)schema_len + 1) == 0;
+        if (!seen)
+            add_statement(rs, NEED_OWNER, "GRANT USAGE ON SCHEMA %.*s TO %s", schema_len, table,
+                          role);
+        add_statement(rs, NEED_OWNER, "GRANT SELECT ON %s TO %s", table, role);
     }
     if (rs->failed) {
         role_statements_free(rs);
@@ -513,14 +549,35 @@ static char *role_script(const role_statements *rs, unsigned needs, const char *
 
 char *pg_guard_role_script(const pg_guard_role *r)
 {
+    return pg_guard_role_script_parts(r, PG_GUARD_PART_ALL);
+}
+
+char *pg_guard_role_script_parts(const pg_guard_role *r, unsigned parts)
+{
     role_statements rs;
     dbmcp_error err;
     if (role_statements_build(r, &rs, &err) != 0)
         return NULL;
-    char *out = role_script(&rs, 0x7, "-- dbmcp's query role: agent SQL logs in as this role.\n\n",
+    /* PG_GUARD_PART_* are the bits of role_need in order. */
+    char *out = role_script(&rs, parts & PG_GUARD_PART_ALL,
+                            "-- dbmcp's query role: agent SQL logs in as this role.\n\n",
                             r->role ? r->role : PG_GUARD_ROLE_DEFAULT);
     role_statements_free(&rs);
     return out;
+}
+
+int pg_guard_role_exists(store *db, const char *role, int *exists, dbmcp_error *err)
+{
+    *exists = 0;
+    store_stmt *st = NULL;
+    int rc = store_prepare(db, "SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = :role", &st, err);
+    if (rc)
+        return rc;
+    store_bind_text(st, ":role", role ? role : PG_GUARD_ROLE_DEFAULT);
+    rc = store_step(st, err);
+    *exists = rc == STORE_ROW;
+    store_finalize(st);
+    return rc < 0 ? rc : 0;
 }
 
 int pg_guard_role_rights(store *db, int *can_create_role, int *superuser, dbmcp_error *err)
@@ -578,20 +635,29 @@ int pg_guard_role_apply(store *db, const pg_guard_role *r, const char *password_
         return dbmcp_error_set(err, DBMCP_EINVAL,
                                "the query role's password must be given as a SCRAM-SHA-256 "
                                "verifier, never as clear text");
-    int can_create = 0, superuser = 0;
+    int can_create = 0, superuser = 0, exists = 0;
+    const char *role = r && r->role ? r->role : PG_GUARD_ROLE_DEFAULT;
     int rc = pg_guard_role_rights(db, &can_create, &superuser, err);
+    if (!rc)
+        rc = pg_guard_role_exists(db, role, &exists, err);
     if (rc)
         return rc;
-    if (!can_create)
+    if (!can_create && !exists)
         return dbmcp_error_set(err, DBMCP_EDENIED,
                                "the current user may not create roles (it lacks CREATEROLE): "
                                "run the statements dbmcp init prints as a user who may");
+    if (!can_create && password_verifier)
+        return dbmcp_error_set(err, DBMCP_EDENIED,
+                               "the current user may not set the password of role %s (it lacks "
+                               "CREATEROLE)",
+                               role);
     role_statements rs;
     if ((rc = role_statements_build(r, &rs, err)) != 0)
         return rc;
     role_statements left = {0};
-    const char *role = r->role ? r->role : PG_GUARD_ROLE_DEFAULT;
     for (size_t i = 0; i < rs.count && !rc; i++) {
+        if (!can_create && rs.need[i] != NEED_OWNER)
+            continue; /* the role is someone else's to shape */
         if (rs.need[i] == NEED_SUPERUSER && !superuser) {
             add_statement(&left, rs.need[i], "%s", rs.sql[i]);
             continue;
@@ -601,7 +667,7 @@ int pg_guard_role_apply(store *db, const pg_guard_role *r, const char *password_
             add_statement(&left, rs.need[i], "%s", rs.sql[i]);
             continue;
         }
-        if (rs.need[i] == NEED_CREATEROLE)
+        if (rs.need[i] != NEED_OWNER)
             rc = store_exec(db, rs.sql[i], err);
     }
     if (!rc && password_verifier) {

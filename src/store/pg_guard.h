@@ -3,9 +3,8 @@
  * (execute_query, report tools, sql resource templates): the
  * least-privilege role the query connection logs in as, the check `serve`
  * runs on that role before it starts, and the statements that wrap every
- * call on the query connection. Private to store/ and the CLI's init and
- * serve; written against store.h only, so the PostgreSQL driver runs it
- * like any other statement.
+ * call on the query connection. Written against store.h only, so the
+ * PostgreSQL driver runs it like any other statement.
  *
  * Why a role that logs in, not one the catalog connection SET ROLEs into:
  * SET ROLE can be undone from inside a single statement
@@ -33,6 +32,10 @@
  * pg_terminate_backend on other calls of the same role, txid_current and
  * pg_logical_emit_message (which write even in a read-only transaction),
  * and functions that run SQL given as text.
+ *
+ * Who uses it: the CLI's init (the role), the server's start (the
+ * check), and store.c's store_call_begin/_end (the call), which is how
+ * execute_query, report tools and sql resource templates reach it.
  *
  * Ownership: pg_guard_role_script and the pending script of
  * pg_guard_role_apply are malloc'd, the caller frees them; a finding's
@@ -63,7 +66,16 @@ typedef struct pg_guard_role {
     int statement_timeout_ms;        /* role default, for sessions without the wrapper;
                                         <= 0: 30000 */
     int temp_file_limit_kb;          /* role default (superuser only); <= 0: 1048576 */
+    const char *const *data_tables;  /* NULL-terminated "schema.table" names it reads besides
+                                        data_schemas' tables (SELECT, and USAGE on their
+                                        schemas); NULL: none */
 } pg_guard_role;
+
+/* The parts of the role script, by who may run them. */
+#define PG_GUARD_PART_ROLE 0x1      /* a role with CREATEROLE: the role and its defaults */
+#define PG_GUARD_PART_SUPERUSER 0x2 /* a superuser: defaults only a superuser may set */
+#define PG_GUARD_PART_GRANTS 0x4    /* the owners: CONNECT, dbmcp's schema closed, the reads */
+#define PG_GUARD_PART_ALL 0x7
 
 /* The statements that create the role (or bring an existing one in line)
  * and grant it read access, as a script for psql, each part headed by a
@@ -72,18 +84,29 @@ typedef struct pg_guard_role {
  * (psql's \password hashes it on the client, so it never reaches a log).
  * NULL when a name is invalid or out of memory. Caller frees. */
 char *pg_guard_role_script(const pg_guard_role *r);
+/* The same for some parts only (PG_GUARD_PART_*, or'ed): e.g. what a user
+ * with CREATEROLE runs before `dbmcp init`, whose runner then grants the
+ * rest. NULL as above, or when the parts hold no statement. Caller frees. */
+char *pg_guard_role_script_parts(const pg_guard_role *r, unsigned parts);
 
 /* Whether the current user of db may create roles and is a superuser. */
 int pg_guard_role_rights(store *db, int *can_create_role, int *superuser, dbmcp_error *err);
+/* Whether role (NULL: PG_GUARD_ROLE_DEFAULT) exists on db's server. */
+int pg_guard_role_exists(store *db, const char *role, int *exists, dbmcp_error *err);
 
 /* Run the script's statements on db, one at a time: those that need a
  * superuser only when db's user is one; a grant the user may not give is
  * left for its owner. password_verifier, when not NULL, is a SCRAM-SHA-256
  * verifier (libpq's PQencryptPasswordConn), never a clear-text password.
  * *pending (may be NULL) gets the statements that were not run, as a
- * script (caller frees), or NULL when all ran. DBMCP_EDENIED when the user
- * lacks CREATEROLE (then nothing ran: print pg_guard_role_script),
- * DBMCP_EINVAL for invalid names or a malformed verifier. */
+ * script (caller frees), or NULL when all ran. When the user lacks
+ * CREATEROLE but the role exists (made by someone who may, from
+ * pg_guard_role_script_parts), only the grants run: the role's attributes,
+ * defaults and password stay as they are (pg_guard_check judges them) and
+ * are not pending. DBMCP_EDENIED when the user lacks CREATEROLE and the
+ * role does not exist (then nothing ran: print the script), or when a
+ * password is given and the user may not set it; DBMCP_EINVAL for invalid
+ * names or a malformed verifier. */
 int pg_guard_role_apply(store *db, const pg_guard_role *r, const char *password_verifier,
                         char **pending, dbmcp_error *err);
 

@@ -139,13 +139,21 @@ void store_pool_release(store_pool *p, store *db)
     if (!db)
         return;
     /* Still checked out to this thread: end its transaction before another
-     * thread can get it, without holding the pool's lock meanwhile. */
-    store_rollback(db);
+     * thread can get it, without holding the pool's lock meanwhile. A
+     * handle whose call could not be ended is closed instead; its slot
+     * opens a new one when next needed. */
+    int unfit = store_call_unfit(db);
+    if (unfit)
+        store_close(db);
+    else
+        store_rollback(db);
     pthread_mutex_lock(&p->lock);
     for (int i = 0; i < p->size; i++) {
         if (p->slots[i] == db) {
             assert(p->busy[i]);
             p->busy[i] = 0;
+            if (unfit)
+                p->slots[i] = NULL;
             break;
         }
     }

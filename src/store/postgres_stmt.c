@@ -194,13 +194,15 @@ int pg_answer(pg_store *db, ExecStatusType want, PGresult **out, dbmcp_error *er
     return rc;
 }
 
-/* The $n of a "could not determine data type of parameter $n" error. */
+/* The $n of a "could not determine data type of parameter $n" error:
+ * 42P18, or 42P08 where the parameter's only other use leaves its type
+ * open ((:x IS NULL OR col = :x) in a report tool). */
 static int undetermined_param(const PGresult *res)
 {
     const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
     const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
     const char *dollar = msg ? strrchr(msg, '$') : NULL;
-    if (!state || strcmp(state, "42P18") != 0 || !dollar)
+    if (!state || (strcmp(state, "42P18") != 0 && strcmp(state, "42P08") != 0) || !dollar)
         return 0;
     return atoi(dollar + 1);
 }

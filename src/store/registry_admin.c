@@ -699,9 +699,11 @@ int reg_sql_check_query(store *ro, const char *sql, reg_sql_param_fn fn, void *c
     store_stmt *st;
     int rc = store_prepare(ro, sql, &st, err);
     if (rc == DBMCP_EDENIED) {
-        char reason[200];
+        /* The guard's reason (SQLite's authorizer), else the engine's own
+         * words: on PostgreSQL the query role's privileges refused it. */
+        char reason[400];
         if (!store_guard_explain(ro, sql, reason, sizeof reason))
-            snprintf(reason, sizeof reason, "it does something other than read");
+            snprintf(reason, sizeof reason, "%.390s", err->message);
         return dbmcp_error_set(err, DBMCP_EDENIED,
                                "refused by the read-only query connection: %s; handler SQL may "
                                "only read user tables",

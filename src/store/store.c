@@ -6,8 +6,11 @@
  */
 #include "store/store.h"
 #include "store/driver.h"
+#include "store/pg_guard.h"
 
 #include <assert.h>
+#include <limits.h>
+#include <string.h>
 #include <strings.h>
 
 int store_url_is_postgres(const char *url)
@@ -254,4 +257,56 @@ int store_guard_explain(store *db, const char *sql, char *reason, size_t size)
 void store_set_query_budget(store *db, const store_query_budget *budget)
 {
     db->driver->set_query_budget(db, budget);
+}
+
+/* --- one call on a query connection ------------------------------------------- */
+
+/* Set on a handle whose call could not be ended: never reused (pool.c).
+ * Outside the STORE_* flags store_open takes. */
+#define STORE_FLAG_UNFIT 0x40000000
+/* The time ending a call may take. */
+#define STORE_CALL_END_MS 5000
+
+static int is_postgres(const store *db)
+{
+    return strcmp(store_dialect(db), "postgres") == 0;
+}
+
+int store_call_begin(store *db, const store_call *c, dbmcp_error *err)
+{
+    if (!is_postgres(db))
+        return 0;
+    if (!store_is_readonly(db))
+        return dbmcp_error_set(err, DBMCP_EINTERNAL, "a call runs on a read-only handle only");
+    size_t kb = c->memory_bytes / 1024;
+    if (kb > 0 && kb < 64)
+        kb = 64; /* the least work_mem PostgreSQL accepts */
+    pg_guard_call call = {
+        .call_id = c->call_id,
+        .tool = c->tool,
+        .statement_timeout_ms = c->time_limit_ms,
+        .work_mem_kb = kb > INT_MAX ? INT_MAX : (int)kb,
+    };
+    return pg_guard_call_begin(db, &call, err);
+}
+
+int store_call_end(store *db)
+{
+    if (!is_postgres(db))
+        return 0;
+    /* Ending must not be cancelled by the call's own limits, nor wait
+     * without end on a server that stopped answering. */
+    store_set_cancel_flag(db, NULL);
+    store_set_time_limit(db, STORE_CALL_END_MS);
+    int rc = pg_guard_call_end(db);
+    store_set_time_limit(db, 0);
+    if (rc >= 0)
+        return 0;
+    db->flags |= STORE_FLAG_UNFIT;
+    return DBMCP_ESTORE;
+}
+
+int store_call_unfit(const store *db)
+{
+    return (db->flags & STORE_FLAG_UNFIT) != 0;
 }

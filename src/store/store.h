@@ -70,6 +70,9 @@ typedef enum store_kind {
 /* Open `url`: a SQLite path (or "file:" URI), or a PostgreSQL URI
  * ("postgres://…" or "postgresql://…", as libpq reads it). */
 int store_open(const char *url, int flags, store **out, dbmcp_error *err);
+/* Nonzero when url names a PostgreSQL database (postgres:// or
+ * postgresql://), which store_open hands to the PostgreSQL driver. */
+int store_url_is_postgres(const char *url);
 /* Close and free; NULL is a no-op. Finalizes nothing: finalize statements first. */
 void store_close(store *db);
 /* "sqlite" or "postgres". */
@@ -189,6 +192,8 @@ int store_pool_create(const char *url, int flags, int size, store_pool **out, db
 void store_pool_free(store_pool *pool);
 /* Block until a handle is free; never returns NULL unless opening failed. */
 store *store_pool_acquire(store_pool *pool, dbmcp_error *err);
+/* Give db back; a handle store_call_end found unfit is closed instead, and
+ * its slot opens a new one when next needed. */
 void store_pool_release(store_pool *pool, store *db);
 
 /* What a pool holds now and how long acquirers have waited, for
@@ -281,5 +286,35 @@ typedef struct store_query_budget {
  * before the handle goes back to a pool it shares with report tools. The
  * budget is copied. */
 void store_set_query_budget(store *db, const store_query_budget *budget);
+
+/* --- one call on a query connection (agent SQL, report tools, sql templates) --- */
+
+/* The names and bounds of one call's SQL. */
+typedef struct store_call {
+    const char *call_id; /* the audit's call id: database-side logs name it */
+    const char *tool;    /* the tool, or "resources/read" for a template */
+    int time_limit_ms;   /* the call's time limit (> 0) */
+    size_t memory_bytes; /* the call's memory budget (0: the engine's default) */
+} store_call;
+
+/* Open a call on read-only handle db, after its statement is prepared
+ * (parsed, nothing run: the driver may prepare again when the server could
+ * not type a parameter, which a failed statement inside the call's
+ * transaction would forbid) and before it is stepped. PostgreSQL: pg_guard's transaction
+ * (store/pg_guard.h) — BEGIN READ ONLY, SET LOCAL statement_timeout (time_limit_ms), work_mem
+ * (memory_bytes, which bounds each sort or hash), the call id in a comment
+ * and in application_name, SAVEPOINT — inside which the call's statements
+ * run. SQLite: nothing (its guard is the handle's own). On failure nothing
+ * of the call is left open. */
+int store_call_begin(store *db, const store_call *c, dbmcp_error *err);
+/* End the call store_call_begin opened, whatever happened inside it: 0
+ * when db may serve the next call; DBMCP_ESTORE when the end failed and
+ * the connection is unfit for another call (store_pool_release then closes
+ * it). The end runs without the cancel flag, which it removes, and within
+ * a time limit of its own; the time limit is 0 afterwards. A no-op
+ * returning 0 on SQLite. */
+int store_call_end(store *db);
+/* Nonzero once store_call_end found db unfit for another call. */
+int store_call_unfit(const store *db);
 
 #endif

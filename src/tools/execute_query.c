@@ -125,8 +125,9 @@ static int safe_failure(int rc, const execute_query_settings *s, dbmcp_error *er
     return dbmcp_error_set_private(err, rc, EXECUTE_QUERY_FAILED, "%s", detail);
 }
 
-int execute_query_run(store *db, const char *sql, const execute_query_settings *s, int max_rows,
-                      atomic_int *cancelled, char **text, int64_t *rows, dbmcp_error *err)
+int execute_query_run(store *db, const char *sql, const execute_query_settings *s,
+                      const store_call *call, int max_rows, atomic_int *cancelled, char **text,
+                      int64_t *rows, dbmcp_error *err)
 {
     *text = NULL;
     *rows = 0;
@@ -145,13 +146,21 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
     double start = ids_monotonic_ms();
     store_set_time_limit(db, s->timeout_ms);
 
+    /* Prepared (parsed, nothing run) before the call's own transaction on
+     * PostgreSQL opens (store_call_begin), so the driver may prepare it
+     * again when the server could not type a parameter; run inside it. */
     store_stmt *st = NULL;
     rc = store_prepare(db, sql, &st, err);
+    int in_call = 0;
+    if (!rc && call && (rc = store_call_begin(db, call, err)) == 0)
+        in_call = 1;
     render_table table;
     render_table_init(&table, (render_limits){max_rows, s->cell_max, s->byte_cap});
     if (!rc)
         rc = render_table_from_stmt(&table, st, cancelled, err);
     store_finalize(st);
+    if (in_call)
+        store_call_end(db); /* an unfit handle is closed by the pool */
     if (!rc) {
         *rows = table.rows; /* finish resets the table */
         *text = render_table_finish(&table, ids_monotonic_ms() - start);
@@ -212,8 +221,14 @@ int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbm
         return rc;
     }
     sql_admission_policy policy = {s->max_chars, s->functions, s->dialect};
-    rc = sql_admit(query, len, &policy, NULL, err);
+    sql_admission_rule rule;
+    rc = sql_admit(query, len, &policy, &rule, err);
     if (rc) {
+        /* The operator log and the audit row name the rule; the agent's
+         * sentence stays as it is. */
+        size_t n = strlen(err->message);
+        snprintf(err->message + n, sizeof err->message - n, " (admission rule %s)",
+                 sql_admission_rule_name(rule));
         free(s);
         return rc;
     }
@@ -225,7 +240,9 @@ int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbm
     char *sql = tool_tagged_sql(env, query);
     char *text = NULL;
     int64_t rows = 0;
-    rc = sql ? execute_query_run(env->query_db, sql, s, max_rows, env->cancelled, &text, &rows, err)
+    store_call call = tool_store_call(env, s->timeout_ms);
+    rc = sql ? execute_query_run(env->query_db, sql, s, &call, max_rows, env->cancelled, &text,
+                                 &rows, err)
              : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     free(sql);
     free(s);

@@ -13,7 +13,9 @@
  *   4 admission   sql_admit (sql_admission.h) with query.max_chars,
  *                 query.functions and the query connection's dialect
  *   5 execution   the guarded query connection (store.h): the authorizer
- *                 with the same function allowlist, a time limit
+ *                 with the same function allowlist (SQLite; on PostgreSQL
+ *                 the query role's privileges and the call's read-only
+ *                 transaction, store_call_begin), a time limit
  *                 (query.timeout_ms), the query budget
  *                 (query.max_value_bytes, query.max_like_pattern, no
  *                 ATTACH, bounded expression depth), and
@@ -65,14 +67,17 @@ typedef struct execute_query_settings {
 void execute_query_settings_load(tool_env *env, execute_query_settings *s);
 
 /* Stages 5–7 without admission: run sql (already admitted, tag included)
- * on the query connection db under the settings' guards, at most max_rows
- * rows shown. On success *text is the rendered table (caller frees) and
- * *rows the rows shown. On failure err->message has the operator detail
- * and err->public_message the sentence for the agent. The guards are
- * removed again before returning. Exposed for the hostile-input tests,
- * which send refused text straight to the engine to prove it harmless. */
-int execute_query_run(store *db, const char *sql, const execute_query_settings *s, int max_rows,
-                      atomic_int *cancelled, char **text, int64_t *rows, dbmcp_error *err);
+ * on the query connection db under the settings' guards, inside the call
+ * `call` (store_call_begin/_end: on PostgreSQL the read-only transaction of
+ * store/pg_guard.h; NULL: none), at most max_rows rows shown. On success
+ * *text is the rendered table (caller frees) and *rows the rows shown. On
+ * failure err->message has the operator detail and err->public_message
+ * the sentence for the agent. The guards are removed again before
+ * returning. Exposed for the hostile-input tests, which send refused text
+ * straight to the engine to prove it harmless. */
+int execute_query_run(store *db, const char *sql, const execute_query_settings *s,
+                      const store_call *call, int max_rows, atomic_int *cancelled, char **text,
+                      int64_t *rows, dbmcp_error *err);
 
 /* The builtin handler (all eight stages that are not dispatch's). */
 int tools_execute_query(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);

@@ -4,8 +4,9 @@
  * into the text; parameters named :_user_id, :_agent_id and :_principal are
  * filled from the caller's identity and can never come from arguments (the
  * schema validator refuses unknown properties, and these are bound last).
- * The statement runs on the read-only query connection and the result is
- * one compact markdown table (render.c) within the limits of the settings
+ * The statement runs on the read-only query connection, inside the call's
+ * own read-only transaction on PostgreSQL (store_call_begin), and the
+ * result is one compact markdown table (render.c) within the limits of the settings
  * report.max_rows, query.cell_max and query.byte_cap.
  */
 #include <limits.h>
@@ -128,20 +129,31 @@ int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp
     free(out->audit_sql);
     out->audit_sql = sql;
     double start = ids_monotonic_ms();
-    store_stmt *st;
+    /* Reviewed SQL still gets a time limit: data grows after review. The
+     * dispatcher resets it when the connection goes back to the pool. */
+    int timeout_ms = (int)setting_clamped(env, "report.timeout_ms", SQL_TOOL_DEFAULT_TIMEOUT_MS, 1,
+                                          SQL_TOOL_LIMIT_TIMEOUT_MS);
+    store_set_time_limit(env->query_db, timeout_ms);
+    /* On PostgreSQL the statement runs inside the call's read-only
+     * transaction (store_call_begin), as agent SQL does; it is prepared
+     * before, so the driver may prepare it again when the server could not
+     * type a parameter. */
+    store_stmt *st = NULL;
     int rc = store_prepare(env->query_db, sql, &st, err);
     if (rc)
         return rc;
+    store_call call = tool_store_call(env, timeout_ms);
+    rc = store_call_begin(env->query_db, &call, err);
+    if (rc) {
+        store_finalize(st);
+        return rc;
+    }
     bind_all(env, st, args);
-    /* Reviewed SQL still gets a time limit: data grows after review. The
-     * dispatcher resets it when the connection goes back to the pool. */
-    store_set_time_limit(env->query_db,
-                         (int)setting_clamped(env, "report.timeout_ms", SQL_TOOL_DEFAULT_TIMEOUT_MS,
-                                              1, SQL_TOOL_LIMIT_TIMEOUT_MS));
     render_table table;
     render_table_init(&table, sql_tool_limits(env));
     rc = render_table_from_stmt(&table, st, env->cancelled, err);
     store_finalize(st);
+    store_call_end(env->query_db); /* an unfit handle is closed by the pool */
     if (rc < 0) {
         render_table_free(&table);
         return rc;

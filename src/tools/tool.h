@@ -131,6 +131,14 @@ int tools_builtin_template_read(const char *handler, const char *uri, const json
  * reduced to [A-Za-z0-9._:@+/-] and 64 characters, so none can end the
  * comment. Caller frees; NULL when out of memory. */
 char *tool_tagged_sql(const tool_env *env, const char *sql);
+/* The same tag from its values, for SQL run outside a tool call (sql
+ * resource templates). Caller frees; NULL when out of memory. */
+char *tool_tag_sql(const char *call_id, const char *tool, const char *client, const char *model,
+                   const char *sql);
+/* The call's names and bounds for store_call_begin on env->query_db: the
+ * call id and tool, time_limit_ms, and the memory budget of
+ * query.max_memory_bytes (as dispatch sets it on the handle). */
+store_call tool_store_call(tool_env *env, int time_limit_ms);
 /* The SQL handler: runs tool->handler with arguments bound by name. */
 int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);
 

@@ -1,33 +1,30 @@
 /*
- * pg_guard_run.c — runs store/pg_guard's statements and the hostile SQL
- * cases of tests/cases/hostile_pg on a real PostgreSQL server, with libpq,
- * the way the PostgreSQL driver will run agent SQL, until that driver
- * lands and tests/cli/hostile_pg.sh sends the cases through
- * `dbmcp call execute_query` instead. Built and run by hostile_pg.sh.
+ * pg_guard_run.c — the server's own verdict on the hostile SQL cases of
+ * tests/cases/hostile_pg: every case, refused by admission or not, sent
+ * straight to a real PostgreSQL server as the query role, the way dbmcp's
+ * driver runs agent SQL, because admission is only the first lock. Built
+ * and run by tests/cli/hostile_pg.sh, after the same cases went through
+ * `dbmcp call execute_query` (tests/cli/hostile_pg_cases.mjs).
  *
- *   pg_guard_run role DATABASE              print pg_guard_role_script
- *   pg_guard_run check CONNINFO ROLE        run pg_guard_check_sql (schema
- *                                           dbmcp); one line per finding,
- *                                           "severity<TAB>code<TAB>object<TAB>fix";
- *                                           exit 3 when something is refused
  *   pg_guard_run cases CONNINFO DIR MARKER  run every case file in DIR
  *
- * `cases` keeps ONE connection for all cases, like a pooled query
- * connection, and for each: sends the opening statements of
- * pg_guard_begin_sql (2 s limit unless the case says "timeout_ms"), then
- * the case's text tagged like execute_query's, over the extended protocol
- * (PQsendQueryParams: one statement, nothing bound) in single-row mode,
- * fetching at most 26 rows and cancelling the rest, then pg_guard_end_sql.
- * It compares the outcome with the case's "engine" ("rows", "failed",
- * "timeout"), "engine_error" (text of the server's message),
- * "output_contains" and "output_excludes"; fails a case whose rows or
- * error show MARKER (the secrets planted in dbmcp's tables and elsewhere);
- * and after each case checks that the session is as it was: same user,
- * settings, no prepared statement, cursor, advisory lock, LISTEN or
- * temporary schema left, no transaction open. A case that ends its own
- * connection gets a new one, as the pool would. Exit 1 when any case
- * failed; the summary counts the cases per file and names what the server
- * allowed of what admission refuses.
+ * It keeps ONE connection for all cases, like a pooled query connection,
+ * and for each: sends the opening statements of pg_guard_begin_sql (2 s
+ * limit unless the case says "timeout_ms"), then the case's text tagged
+ * like execute_query's, over the extended protocol (PQsendQueryParams: one
+ * statement, nothing bound) in single-row mode, fetching at most 26 rows
+ * and cancelling the rest, then pg_guard_end_sql. It compares the outcome
+ * with the case's "engine" ("rows", "failed", "timeout"), "engine_error"
+ * (text of the server's message), "output_contains" and "output_excludes",
+ * the rows written as dbmcp's table shows them ("| a | b |", booleans 1 and
+ * 0 as the driver reads them, '|', '\\' and line breaks escaped); fails a
+ * case whose rows or error show MARKER (the secrets planted in dbmcp's
+ * tables and elsewhere); and after each case checks that the session is as
+ * it was: same user, settings, no prepared statement, cursor, advisory
+ * lock, LISTEN or temporary schema left, no transaction open. A case that
+ * ends its own connection gets a new one, as the pool would. Exit 1 when
+ * any case failed; the summary counts the cases per file and names what
+ * the server allowed of what admission refuses.
  */
 #include <jansson.h>
 #include <libpq-fe.h>
@@ -69,63 +66,6 @@ static PGconn *connect_or_die(void)
     }
     PQsetNoticeProcessor(c, quiet, NULL);
     return c;
-}
-
-/* ------------------------------------------------------------------------ */
-/* role and check                                                            */
-
-static int cmd_role(const char *database)
-{
-    pg_guard_role r = {0};
-    r.database = database;
-    char *script = pg_guard_role_script(&r);
-    if (!script)
-        return 2;
-    fputs(script, stdout);
-    free(script);
-    return 0;
-}
-
-/* pg_guard_check_sql with :role and :schema as $1 and $2, as the driver
- * rewrites named parameters. */
-static char *check_sql_positional(void)
-{
-    const char *src = pg_guard_check_sql;
-    char *out = malloc(strlen(src) + 1);
-    size_t n = 0;
-    for (const char *p = src; *p;) {
-        if (strncmp(p, ":role", 5) == 0) {
-            memcpy(out + n, "$1", 2), n += 2, p += 5;
-        } else if (strncmp(p, ":schema", 7) == 0) {
-            memcpy(out + n, "$2", 2), n += 2, p += 7;
-        } else {
-            out[n++] = *p++;
-        }
-    }
-    out[n] = '\0';
-    return out;
-}
-
-static int cmd_check(const char *role)
-{
-    PGconn *c = connect_or_die();
-    char *sql = check_sql_positional();
-    const char *params[2] = {role, PG_GUARD_SCHEMA_DEFAULT};
-    PGresult *r = PQexecParams(c, sql, 2, NULL, params, NULL, NULL, 0);
-    free(sql);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        fprintf(stderr, "pg_guard_run: the check failed: %s", PQerrorMessage(c));
-        return 2;
-    }
-    int refused = 0;
-    for (int i = 0; i < PQntuples(r); i++) {
-        refused += strcmp(PQgetvalue(r, i, 0), "refuse") == 0;
-        printf("%s\t%s\t%s\t%s\n", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
-               PQgetvalue(r, i, 3));
-    }
-    PQclear(r);
-    PQfinish(c);
-    return refused ? 3 : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -180,6 +120,27 @@ static char *case_query(const json_t *c)
     return out;
 }
 
+/* A cell as dbmcp's table shows it: booleans 1/0 (the driver reads bool
+ * as an integer), '|', '\\' and line breaks escaped (tools/render.c). */
+static void output_cell(outcome *o, const PGresult *r, int k)
+{
+    if (PQgetisnull(r, 0, k)) {
+        output_append(o, "NULL");
+        return;
+    }
+    const char *v = PQgetvalue(r, 0, k);
+    if (PQftype(r, k) == 16) {
+        output_append(o, v[0] == 't' ? "1" : "0");
+        return;
+    }
+    char piece[2] = {0, 0};
+    for (; *v; v++) {
+        const char *esc = *v == '|' ? "\\|" : *v == '\\' ? "\\\\" : *v == '\n' ? "\\n" : NULL;
+        piece[0] = *v;
+        output_append(o, esc ? esc : piece);
+    }
+}
+
 static void run_statement(PGconn *c, const char *sql, outcome *o)
 {
     o->verdict = "rows";
@@ -196,10 +157,10 @@ static void run_statement(PGconn *c, const char *sql, outcome *o)
         if (st == PGRES_SINGLE_TUPLE) {
             if (o->rows < ROWS_FETCHED) {
                 for (int k = 0; k < PQnfields(r); k++) {
-                    output_append(o, k ? " | " : "");
-                    output_append(o, PQgetisnull(r, 0, k) ? "NULL" : PQgetvalue(r, 0, k));
+                    output_append(o, k ? " | " : "| ");
+                    output_cell(o, r, k);
                 }
-                output_append(o, "\n");
+                output_append(o, " |\n");
             }
             if (++o->rows == ROWS_FETCHED && !cancelled) {
                 PGcancel *cc = PQgetCancel(c);
@@ -411,18 +372,11 @@ static int cmd_cases(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "role") == 0)
-        return cmd_role(argv[2]);
-    if (argc == 4 && strcmp(argv[1], "check") == 0) {
-        conninfo = argv[2];
-        return cmd_check(argv[3]);
-    }
     if (argc == 5 && strcmp(argv[1], "cases") == 0) {
         conninfo = argv[2];
         marker = argv[4];
         return cmd_cases(argv[3]);
     }
-    fprintf(stderr, "usage: pg_guard_run role DATABASE | check CONNINFO ROLE |"
-                    " cases CONNINFO DIR MARKER\n");
+    fprintf(stderr, "usage: pg_guard_run cases CONNINFO DIR MARKER\n");
     return 2;
 }

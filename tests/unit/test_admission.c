@@ -427,7 +427,7 @@ static void check_engine(case_ctx *cc, const json_t *c, const char *sql)
     int64_t rows = 0;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int rc = execute_query_run(the_suite->query, sql, s, 25, NULL, &text, &rows, &err);
+    int rc = execute_query_run(the_suite->query, sql, s, NULL, 25, NULL, &text, &rows, &err);
     free(s);
     check_result(cc, "engine", expected, rc, text, &err, c);
     free(text);
@@ -813,7 +813,7 @@ static void test_custom_allowlist(void **state)
     char *text = NULL;
     int64_t rows;
     assert_int_not_equal(
-        execute_query_run(the_suite->query, refused, s, 5, NULL, &text, &rows, &err), 0);
+        execute_query_run(the_suite->query, refused, s, NULL, 5, NULL, &text, &rows, &err), 0);
     assert_null(text);
     free(s);
     json_decref(the_suite->case_settings);

@@ -99,7 +99,7 @@ static void test_role_script(void **state)
 {
     (void)state;
     static const char *const schemas[] = {"public", "sales", NULL};
-    pg_guard_role r = {NULL, NULL, "shop \"main\"", schemas, 20, 0, 0};
+    pg_guard_role r = {NULL, NULL, "shop \"main\"", schemas, 20, 0, 0, NULL};
     char *script = pg_guard_role_script(&r);
     assert_non_null(script);
     assert_non_null(strstr(script, "CREATE ROLE dbmcp_query LOGIN;"));
@@ -133,29 +133,75 @@ static void test_role_names(void **state)
     static const char *const bad_schema[] = {"public; DROP", NULL};
     static const char *const same_schema[] = {"dbmcp", NULL};
     const pg_guard_role refused[] = {
-        {"Dbmcp_Query", NULL, "db", NULL, 0, 0, 0},
-        {"q\"; DROP ROLE x; --", NULL, "db", NULL, 0, 0, 0},
-        {"", NULL, "db", NULL, 0, 0, 0},
-        {"1query", NULL, "db", NULL, 0, 0, 0},
-        {NULL, "dbmcp schema", "db", NULL, 0, 0, 0},
-        {NULL, NULL, "db", bad_schema, 0, 0, 0},
-        {NULL, NULL, "db", same_schema, 0, 0, 0},
-        {NULL, NULL, NULL, NULL, 0, 0, 0},
-        {NULL, NULL, "", NULL, 0, 0, 0},
+        {"Dbmcp_Query", NULL, "db", NULL, 0, 0, 0, NULL},
+        {"q\"; DROP ROLE x; --", NULL, "db", NULL, 0, 0, 0, NULL},
+        {"", NULL, "db", NULL, 0, 0, 0, NULL},
+        {"1query", NULL, "db", NULL, 0, 0, 0, NULL},
+        {NULL, "dbmcp schema", "db", NULL, 0, 0, 0, NULL},
+        {NULL, NULL, "db", bad_schema, 0, 0, 0, NULL},
+        {NULL, NULL, "db", same_schema, 0, 0, 0, NULL},
+        {NULL, NULL, NULL, NULL, 0, 0, 0, NULL},
+        {NULL, NULL, "", NULL, 0, 0, 0, NULL},
         {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL, "db", NULL, 0, 0,
-         0},
+         0, NULL},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         char *script = pg_guard_role_script(&refused[i]);
         if (script)
             fail_msg("case %zu: a script for an invalid name:\n%s", i, script);
     }
-    pg_guard_role ok = {"agent_sql_2", "dbmcp_internal", "db", NULL, 0, 0, 0};
+    pg_guard_role ok = {"agent_sql_2", "dbmcp_internal", "db", NULL, 0, 0, 0, NULL};
     char *script = pg_guard_role_script(&ok);
     assert_non_null(script);
     assert_non_null(
         strstr(script, "REVOKE ALL ON SCHEMA dbmcp_internal FROM PUBLIC, agent_sql_2;"));
     free(script);
+}
+
+/* Single tables besides whole schemas (init --demo): USAGE on each schema
+ * once, SELECT on each table, nothing for schemas not asked for; names
+ * that are not schema.table of plain names, or in dbmcp's schema, are
+ * refused. The parts print what each kind of user runs. */
+static void test_role_tables_and_parts(void **state)
+{
+    (void)state;
+    static const char *const none[] = {NULL};
+    static const char *const tables[] = {"public.sales", "public.regions", "shop.orders", NULL};
+    pg_guard_role r = {NULL, NULL, "db", none, 0, 0, 0, tables};
+    char *script = pg_guard_role_script(&r);
+    assert_non_null(script);
+    assert_int_equal(count_of(script, "GRANT USAGE ON SCHEMA public TO dbmcp_query;"), 1);
+    assert_int_equal(count_of(script, "GRANT USAGE ON SCHEMA shop TO dbmcp_query;"), 1);
+    assert_non_null(strstr(script, "GRANT SELECT ON public.sales TO dbmcp_query;"));
+    assert_non_null(strstr(script, "GRANT SELECT ON public.regions TO dbmcp_query;"));
+    assert_non_null(strstr(script, "GRANT SELECT ON shop.orders TO dbmcp_query;"));
+    assert_null(strstr(script, "GRANT SELECT ON ALL TABLES"));
+    assert_null(strstr(script, "DEFAULT PRIVILEGES IN SCHEMA"));
+    free(script);
+
+    char *role_part = pg_guard_role_script_parts(&r, PG_GUARD_PART_ROLE | PG_GUARD_PART_SUPERUSER);
+    assert_non_null(role_part);
+    assert_non_null(strstr(role_part, "CREATE ROLE dbmcp_query LOGIN;"));
+    assert_non_null(strstr(role_part, "SET track_activities = off;"));
+    assert_null(strstr(role_part, "GRANT"));
+    assert_null(strstr(role_part, "REVOKE"));
+    free(role_part);
+    char *grants = pg_guard_role_script_parts(&r, PG_GUARD_PART_GRANTS);
+    assert_non_null(grants);
+    assert_null(strstr(grants, "ALTER ROLE"));
+    assert_non_null(strstr(grants, "REVOKE ALL ON SCHEMA dbmcp FROM PUBLIC, dbmcp_query;"));
+    free(grants);
+
+    static const char *const bad[][2] = {{"sales", NULL},        {"dbmcp.dbmcp_api_keys", NULL},
+                                         {"public.", NULL},      {".sales", NULL},
+                                         {"public.Sales", NULL}, {"a.b.c", NULL},
+                                         {"public.x; --", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        pg_guard_role b = {NULL, NULL, "db", none, 0, 0, 0, bad[i]};
+        char *refused = pg_guard_role_script(&b);
+        if (refused)
+            fail_msg("case %zu (%s): a script for an invalid table:\n%s", i, bad[i][0], refused);
+    }
 }
 
 /* A password reaches apply only as a SCRAM verifier: anything else is
@@ -164,7 +210,7 @@ static void test_role_names(void **state)
 static void test_role_apply_verifier(void **state)
 {
     (void)state;
-    pg_guard_role r = {NULL, NULL, "db", NULL, 0, 0, 0};
+    pg_guard_role r = {NULL, NULL, "db", NULL, 0, 0, 0, NULL};
     static const char *const refused[] = {
         "hunter2",
         "SCRAM-SHA-256$4096:c2FsdA==",
@@ -197,9 +243,13 @@ static void test_check_sql(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_begin_sql),           cmocka_unit_test(test_end_sql),
-        cmocka_unit_test(test_role_script),         cmocka_unit_test(test_role_names),
-        cmocka_unit_test(test_role_apply_verifier), cmocka_unit_test(test_check_sql),
+        cmocka_unit_test(test_begin_sql),
+        cmocka_unit_test(test_end_sql),
+        cmocka_unit_test(test_role_tables_and_parts),
+        cmocka_unit_test(test_role_script),
+        cmocka_unit_test(test_role_names),
+        cmocka_unit_test(test_role_apply_verifier),
+        cmocka_unit_test(test_check_sql),
     };
     return cmocka_run_group_tests_name("pg_guard", tests, NULL, NULL);
 }

@@ -53,20 +53,26 @@ INSERT INTO dbmcp_settings (key, value, description) VALUES
 ('http.max_body', '4194304', 'Largest accepted HTTP request body in bytes (413 above)');
 
 -- execute_query (tools/execute_query.c): agent-written SQL through text
--- admission and the guarded read-only query connection.
+-- admission and the guarded read-only query connection. Its description
+-- tells the agent which SQL to write: this row is SQLite's; PostgreSQL's
+-- half (seed/postgres/base.sql) inserts its own first, which ON CONFLICT
+-- keeps.
 INSERT INTO dbmcp_tools (name, title, description, input_schema, annotations, handler_kind, handler) VALUES
 ('execute_query', 'Run a read-only SQL query',
  'Run one read-only SQL query (SQLite dialect) on the user''s data and get a compact markdown table plus a metadata line (rows shown, whether more exist, elapsed time). Use it for questions no report tool answers; when a report tool fits, call that instead. Find tables and columns first with list_tables, search_objects and describe_table. Rules, checked before the query runs: exactly one statement starting with SELECT, WITH or VALUES; no '';'' anywhere, not even at the end; no parameters (?, :name, @name, $name): write values as literals; no PRAGMA, ATTACH or writes; only common SQLite scalar, aggregate, window, date/time, math and JSON functions; tables named dbmcp_* or sqlite_* are not accessible; double-quote a column named like a keyword. A refused query comes back with the rule it broke. Results are capped to protect your context: 25 rows unless you pass max_rows (lowered to the server''s limit, 500 by default), so aggregate in SQL (GROUP BY, COUNT, SUM) rather than fetching raw rows. Cells longer than 500 characters are cut with …, binary values are shown as <binary N bytes> and vectors as <VECTOR(d)>; NULL is shown as NULL. A query that runs longer than the time limit (10 s by default) is stopped.',
  '{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":32000,"description":"One read-only SQLite statement starting with SELECT, WITH or VALUES; no '';'', no parameters (write values as literals)"},"max_rows":{"type":"integer","minimum":1,"maximum":5000,"description":"Rows to show (default 25); lowered to the server''s limit (500 unless configured). Aggregate in SQL rather than raising it"}},"required":["query"],"additionalProperties":false}',
  '{"readOnlyHint":true,"openWorldHint":false}',
- 'builtin', 'execute_query');
+ 'builtin', 'execute_query')
+ON CONFLICT (name) DO NOTHING;
 
 INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES
 ('default', 'execute_query', 20);
 
 -- Limits of execute_query (query.cell_max and query.byte_cap also bound
--- report tools). query.functions holds the reviewed default list of
--- tools/sql_admission.c; an empty value means that list as well.
+-- report tools). query.functions holds SQLite's reviewed default list of
+-- tools/sql_admission.c; an empty value means the reviewed list of the
+-- query connection's dialect. PostgreSQL's half inserts it empty first
+-- (that dialect's list), which ON CONFLICT keeps.
 INSERT INTO dbmcp_settings (key, value, description) VALUES
 ('query.max_chars', '32000', 'execute_query: longest query text admitted, in characters (the tool schema also caps it at 32000)'),
 ('query.max_rows_default', '25', 'execute_query: rows shown when the agent gives no max_rows'),
@@ -76,8 +82,10 @@ INSERT INTO dbmcp_settings (key, value, description) VALUES
 ('query.byte_cap', '262144', 'Query results: bytes of one result table; whole rows beyond it are dropped and the metadata line says so'),
 ('query.max_value_bytes', '1048576', 'execute_query: longest string or blob one query may build, in bytes (SQLite SQLITE_LIMIT_LENGTH on the query connection)'),
 ('query.max_memory_bytes', '67108864', 'SQL on the query connection (execute_query, report tools, sql resource templates): engine memory one call may hold, in bytes; past it the query fails (1 MiB .. 4 GiB)'),
-('query.max_like_pattern', '100', 'execute_query: longest LIKE or GLOB pattern, in bytes'),
-('query.functions', 'abs,char,coalesce,concat,concat_ws,glob,hex,ifnull,iif,instr,length,like,likelihood,likely,lower,ltrim,max,min,nullif,octet_length,quote,random,randomblob,replace,round,rtrim,sign,soundex,substr,substring,trim,typeof,unhex,unicode,unlikely,upper,zeroblob,avg,count,group_concat,string_agg,sum,total,row_number,rank,dense_rank,percent_rank,cume_dist,ntile,lag,lead,first_value,last_value,nth_value,date,time,datetime,julianday,unixepoch,strftime,timediff,current_date,current_time,current_timestamp,acos,acosh,asin,asinh,atan,atan2,atanh,ceil,ceiling,cos,cosh,degrees,exp,floor,ln,log,log10,log2,mod,pi,pow,power,radians,sin,sinh,sqrt,tan,tanh,trunc,json,json_array,json_array_length,json_extract,json_insert,json_object,json_quote,json_remove,json_replace,json_set,json_type,json_valid,json_group_array,json_group_object,json_each,json_tree,->,->>,match,bm25,highlight,snippet,vector_distance', 'execute_query: SQL functions agent SQL may call, comma-separated, case-insensitive; enforced on the text and by the engine authorizer. Empty = the reviewed default. load_extension is never allowed');
+('query.max_like_pattern', '100', 'execute_query: longest LIKE or GLOB pattern, in bytes');
+INSERT INTO dbmcp_settings (key, value, description) VALUES
+('query.functions', 'abs,char,coalesce,concat,concat_ws,glob,hex,ifnull,iif,instr,length,like,likelihood,likely,lower,ltrim,max,min,nullif,octet_length,quote,random,randomblob,replace,round,rtrim,sign,soundex,substr,substring,trim,typeof,unhex,unicode,unlikely,upper,zeroblob,avg,count,group_concat,string_agg,sum,total,row_number,rank,dense_rank,percent_rank,cume_dist,ntile,lag,lead,first_value,last_value,nth_value,date,time,datetime,julianday,unixepoch,strftime,timediff,current_date,current_time,current_timestamp,acos,acosh,asin,asinh,atan,atan2,atanh,ceil,ceiling,cos,cosh,degrees,exp,floor,ln,log,log10,log2,mod,pi,pow,power,radians,sin,sinh,sqrt,tan,tanh,trunc,json,json_array,json_array_length,json_extract,json_insert,json_object,json_quote,json_remove,json_replace,json_set,json_type,json_valid,json_group_array,json_group_object,json_each,json_tree,->,->>,match,bm25,highlight,snippet,vector_distance', 'execute_query: SQL functions agent SQL may call, comma-separated, case-insensitive; enforced on the text and by the engine authorizer. Empty = the reviewed default. load_extension is never allowed')
+ON CONFLICT (key) DO NOTHING;
 
 -- Documents and search (docs/search.md): search_documents over the chunks
 -- of ingested documents, and single chunks as resources. Documents

@@ -1,35 +1,34 @@
--- fixture.sql — the database the hostile PostgreSQL cases run against,
--- created by tests/cli/hostile_pg.sh as a superuser in a fresh database
--- on a throw-away server. Every secret an agent must never see carries
--- the marker TOPSECRET: dbmcp's own tables (a stand-in for what its
--- migrations create in the schema dbmcp), a large object, a user
--- mapping's password, and the SQL of another caller's running query.
+-- fixture.sql — the user's data the hostile PostgreSQL cases run
+-- against, and the secrets they must never see, loaded by
+-- tests/cli/hostile_pg.sh as a superuser into a database `dbmcp init` made:
+-- dbmcp's real tables live in the schema dbmcp, owned by dbmcp_owner (the
+-- catalog connection's user, without CREATEROLE), and the query role
+-- dbmcp_query exists (made from the statements init printed). Every secret
+-- carries the marker TOPSECRET: rows in dbmcp's own tables, a large object,
+-- a user mapping's password, and the SQL of another caller's running
+-- query.
 --
--- Roles: dbmcp_owner (the catalog connection, owns the schema dbmcp),
--- app_owner (owns the user's data), and dbmcp_query, the query role,
--- which hostile_pg.sh creates afterwards from store/pg_guard's script.
+-- Roles: dbmcp_owner (hostile_pg.sh makes it; it owns the database and
+-- the schema dbmcp), app_owner (owns the user's data), dbmcp_query (the
+-- query role).
 
-CREATE ROLE dbmcp_owner LOGIN;
 CREATE ROLE app_owner NOLOGIN;
 
--- dbmcp's own schema and tables.
-CREATE SCHEMA dbmcp AUTHORIZATION dbmcp_owner;
+-- Secrets in dbmcp's own tables, and a sequence of its own.
 SET ROLE dbmcp_owner;
-CREATE TABLE dbmcp.dbmcp_api_keys (id text PRIMARY KEY, principal text NOT NULL,
-                                   secret_hash text NOT NULL);
-INSERT INTO dbmcp.dbmcp_api_keys VALUES ('k1', 'alice', 'TOPSECRET-hash-5d1f');
-CREATE TABLE dbmcp.dbmcp_settings (key text PRIMARY KEY, value text);
-INSERT INTO dbmcp.dbmcp_settings VALUES ('llm.api_key', 'TOPSECRET-settings-77aa'),
-                                        ('query.timeout_ms', '2000');
-CREATE TABLE dbmcp.dbmcp_audit (call_id text, sql_text text);
-INSERT INTO dbmcp.dbmcp_audit VALUES ('c0', 'SELECT ''TOPSECRET-audit-31c4''');
+INSERT INTO dbmcp.dbmcp_principals (name) VALUES ('alice');
+INSERT INTO dbmcp.dbmcp_api_keys (id, principal, secret_hash, interface)
+VALUES ('k1', 'alice', 'TOPSECRET-hash-5d1f', 'default');
+INSERT INTO dbmcp.dbmcp_settings (key, value, description)
+VALUES ('test.secret', 'TOPSECRET-settings-77aa', 'hostile_pg.sh: a value agent SQL must never read');
+INSERT INTO dbmcp.dbmcp_audit (call_id, ts, transport, method, status, duration_ms, sql_text)
+VALUES ('c0', '2026-01-01T00:00:00.000Z', 'cli', 'tools/call', 'ok', 1,
+        'SELECT ''TOPSECRET-audit-31c4''');
 CREATE SEQUENCE dbmcp.dbmcp_audit_seq;
--- Its code is no secret: anyone reads function bodies in pg_proc.
-CREATE FUNCTION dbmcp.dbmcp_now() RETURNS text LANGUAGE sql STABLE AS $$SELECT now()::text$$;
-RESET ROLE;
--- A view dbmcp's owner owns in public, granted to no one.
+-- A view dbmcp's owner owns in public. hostile_pg.sh has init grant the
+-- query role every table of public: the check must refuse this one.
 CREATE VIEW public.v_owner_keys AS SELECT * FROM dbmcp.dbmcp_api_keys;
-ALTER VIEW public.v_owner_keys OWNER TO dbmcp_owner;
+RESET ROLE;
 
 -- The user's data.
 GRANT CREATE ON SCHEMA public TO app_owner;

@@ -4,6 +4,7 @@
  * a row's tsvector text, and the statements that keep the index in step.
  */
 #include "store/pg_fts.h"
+#include "core/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,63 +21,29 @@ int pg_fts_applies(const store *db)
     return strcmp(store_dialect(db), "postgres") == 0;
 }
 
-/* --- a growable string --------------------------------------------------- */
-
-typedef struct pbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} pbuf;
-
-static void pbuf_add(pbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->s, cap);
-        if (!grown) {
-            b->oom = 1;
-            return;
-        }
-        b->s = grown;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void pbuf_str(pbuf *b, const char *s)
-{
-    pbuf_add(b, s, strlen(s));
-}
-
 /* A lexeme quoted by the input rules of tsvector and tsquery: in single
  * quotes, a quote or backslash escaped by a backslash. */
-static void pbuf_lexeme(pbuf *b, const char *s, size_t n)
+static void add_lexeme(strbuf *b, const char *s, size_t n)
 {
-    pbuf_add(b, "'", 1);
+    strbuf_add(b, "'", 1);
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\'' || s[i] == '\\')
-            pbuf_add(b, "\\", 1);
-        pbuf_add(b, s + i, 1);
+            strbuf_add(b, "\\", 1);
+        strbuf_add(b, s + i, 1);
     }
-    pbuf_add(b, "'", 1);
+    strbuf_add(b, "'", 1);
 }
 
-static int pbuf_finish(pbuf *b, char **out)
+static int finish_text(strbuf *b, char **out)
 {
-    if (!b->oom && !b->s)
-        pbuf_add(b, "", 0);
+    if (!b->oom && !b->data)
+        strbuf_add(b, "", 0);
     if (b->oom) {
-        free(b->s);
+        strbuf_free(b);
         *out = NULL;
         return DBMCP_ENOMEM;
     }
-    *out = b->s;
+    *out = b->data;
     return 0;
 }
 
@@ -146,7 +113,7 @@ static int by_text_then_pos(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-static void write_vector(pbuf *b, ptokens *p)
+static void write_vector(strbuf *b, ptokens *p)
 {
     if (p->n == 0)
         return; /* no tokens: an empty vector (and no qsort of a NULL array) */
@@ -154,8 +121,8 @@ static void write_vector(pbuf *b, ptokens *p)
     for (size_t i = 0; i < p->n;) {
         size_t j = i;
         if (b->len)
-            pbuf_add(b, " ", 1);
-        pbuf_lexeme(b, p->t[i].text, p->t[i].len);
+            strbuf_add(b, " ", 1);
+        add_lexeme(b, p->t[i].text, p->t[i].len);
         int last = 0, kept = 0;
         for (; j < p->n && p->t[j].len == p->t[i].len &&
                memcmp(p->t[j].text, p->t[i].text, p->t[i].len) == 0;
@@ -165,7 +132,7 @@ static void write_vector(pbuf *b, ptokens *p)
                 continue;
             char num[16];
             snprintf(num, sizeof num, "%c%d", kept ? ',' : ':', pos);
-            pbuf_str(b, num);
+            strbuf_str(b, num);
             last = pos;
             kept++;
         }
@@ -187,15 +154,15 @@ int pg_fts_vector(const char *const *cols, size_t n, char **out)
         rc = tokenize_into(stemmers, cols[i], &p);
     }
     text_stemmers_free(stemmers);
-    pbuf b = {0};
+    strbuf b = {0};
     if (!rc)
         write_vector(&b, &p);
     ptokens_free(&p);
     if (rc) {
-        free(b.s);
+        strbuf_free(&b);
         return rc;
     }
-    return pbuf_finish(&b, out);
+    return finish_text(&b, out);
 }
 
 /* --- queries --------------------------------------------------------------- */
@@ -212,35 +179,35 @@ struct pg_fts_query {
 
 /* Append phrase p as a tsquery operand: positions joined by <->, the
  * alternatives at one position in ( | ). */
-static void write_phrase(pbuf *b, const ptokens *p)
+static void write_phrase(strbuf *b, const ptokens *p)
 {
     if (p->n == 0) {
-        pbuf_str(b, NO_MATCH);
+        strbuf_str(b, NO_MATCH);
         return;
     }
-    pbuf_add(b, "(", 1);
+    strbuf_add(b, "(", 1);
     for (size_t i = 0; i < p->n;) {
         size_t j = i;
         while (j < p->n && p->t[j].pos == p->t[i].pos)
             j++;
         if (i)
-            pbuf_str(b, " <-> ");
+            strbuf_str(b, " <-> ");
         if (j - i > 1)
-            pbuf_add(b, "(", 1);
+            strbuf_add(b, "(", 1);
         for (size_t k = i; k < j; k++) {
             if (k > i)
-                pbuf_str(b, " | ");
-            pbuf_lexeme(b, p->t[k].text, p->t[k].len);
+                strbuf_str(b, " | ");
+            add_lexeme(b, p->t[k].text, p->t[k].len);
         }
         if (j - i > 1)
-            pbuf_add(b, ")", 1);
+            strbuf_add(b, ")", 1);
         i = j;
     }
-    pbuf_add(b, ")", 1);
+    strbuf_add(b, ")", 1);
 }
 
 /* Append the phrases of one kind joined by op; returns how many. */
-static size_t write_group(pbuf *b, const pg_fts_query *q, const search_index_query *src,
+static size_t write_group(strbuf *b, const pg_fts_query *q, const search_index_query *src,
                           search_index_phrase_kind kind, const char *op)
 {
     size_t k = 0;
@@ -248,7 +215,7 @@ static size_t write_group(pbuf *b, const pg_fts_query *q, const search_index_que
         if (src->kind[i] != kind)
             continue;
         if (k++)
-            pbuf_str(b, op);
+            strbuf_str(b, op);
         write_phrase(b, &q->phrases[i]);
     }
     return k;
@@ -264,28 +231,28 @@ static size_t count_kind(const search_index_query *src, search_index_phrase_kind
 
 /* The expression fts_query.h describes: R1 & R2 … & (O1 | O2 …), or the
  * optional group alone, then & !(E1 | E2 …). */
-static void write_query(pbuf *b, const pg_fts_query *q, const search_index_query *src)
+static void write_query(strbuf *b, const pg_fts_query *q, const search_index_query *src)
 {
     size_t required = count_kind(src, SEARCH_PHRASE_REQUIRED);
     size_t optional = count_kind(src, SEARCH_PHRASE_OPTIONAL);
     size_t excluded = count_kind(src, SEARCH_PHRASE_EXCLUDED);
-    pbuf_add(b, "(", 1);
+    strbuf_add(b, "(", 1);
     if (required)
         write_group(b, q, src, SEARCH_PHRASE_REQUIRED, " & ");
     if (required && optional)
-        pbuf_str(b, " & ");
+        strbuf_str(b, " & ");
     if (optional) {
-        pbuf_add(b, "(", 1);
+        strbuf_add(b, "(", 1);
         write_group(b, q, src, SEARCH_PHRASE_OPTIONAL, " | ");
-        pbuf_add(b, ")", 1);
+        strbuf_add(b, ")", 1);
     }
     if (!required && !optional)
-        pbuf_str(b, NO_MATCH);
-    pbuf_add(b, ")", 1);
+        strbuf_str(b, NO_MATCH);
+    strbuf_add(b, ")", 1);
     if (excluded) {
-        pbuf_str(b, " & !(");
+        strbuf_str(b, " & !(");
         write_group(b, q, src, SEARCH_PHRASE_EXCLUDED, " | ");
-        pbuf_add(b, ")", 1);
+        strbuf_add(b, ")", 1);
     }
 }
 
@@ -314,9 +281,9 @@ int pg_fts_query_build(const search_index_query *src, pg_fts_query **out)
         rc = tokenize_into(stemmers, src->phrases[i], &q->phrases[i]);
     text_stemmers_free(stemmers);
     if (!rc) {
-        pbuf b = {0};
+        strbuf b = {0};
         write_query(&b, q, src);
-        rc = pbuf_finish(&b, &q->text);
+        rc = finish_text(&b, &q->text);
     }
     if (rc) {
         pg_fts_query_free(q);
@@ -340,15 +307,15 @@ int pg_fts_phrase_tsquery(const char *phrase, char **out)
     ptokens p = {0};
     int rc = tokenize_into(stemmers, phrase, &p);
     text_stemmers_free(stemmers);
-    pbuf b = {0};
+    strbuf b = {0};
     if (!rc)
         write_phrase(&b, &p);
     ptokens_free(&p);
     if (rc) {
-        free(b.s);
+        strbuf_free(&b);
         return rc;
     }
-    return pbuf_finish(&b, out);
+    return finish_text(&b, out);
 }
 
 /* --- hits from a row's tsvector text ------------------------------------------ */

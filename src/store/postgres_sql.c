@@ -13,40 +13,12 @@
  * may follow.
  */
 #include "store/postgres_sql.h"
+#include "core/strbuf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* A growing output buffer. */
-typedef struct sql_buf {
-    char *data; /* owned, NUL-terminated while len < cap */
-    size_t len;
-    size_t cap;
-    int oom; /* an append failed: the buffer is incomplete */
-} sql_buf;
-
-static void buf_put(sql_buf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->oom = 1;
-            return;
-        }
-        b->data = grown;
-        b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
 
 /* Letters, digits, '_', '$' and every byte of a multi-byte UTF-8 character:
  * what PostgreSQL's lexer lets continue an identifier. */
@@ -241,9 +213,9 @@ static int param_number(pg_sql *out, int *cap, const char *name, size_t n, int *
     return ++out->n_names;
 }
 
-static int rewrite_fail(pg_sql *out, sql_buf *b, dbmcp_error *err, int code, const char *msg)
+static int rewrite_fail(pg_sql *out, strbuf *b, dbmcp_error *err, int code, const char *msg)
 {
-    free(b->data);
+    strbuf_free(b);
     pg_sql_free(out);
     return dbmcp_error_set(err, code, "%s", msg);
 }
@@ -251,7 +223,7 @@ static int rewrite_fail(pg_sql *out, sql_buf *b, dbmcp_error *err, int code, con
 int pg_sql_rewrite(const char *sql, int backslash_quotes, pg_sql *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
-    sql_buf b = {0};
+    strbuf b = {0};
     sql_words words = {0};
     int names_cap = 0, depth = 0, tokens = 0;
     const char *s = sql;
@@ -260,12 +232,12 @@ int pg_sql_rewrite(const char *sql, int backslash_quotes, pg_sql *out, dbmcp_err
         unsigned char c = (unsigned char)s[i];
         size_t n;
         if (is_space(c)) {
-            buf_put(&b, s + i, 1);
+            strbuf_add(&b, s + i, 1);
             i++;
             continue;
         }
         if ((n = comment_len(s + i)) > 0) {
-            buf_put(&b, s + i, n);
+            strbuf_add(&b, s + i, n);
             i += n;
             continue;
         }
@@ -274,22 +246,22 @@ int pg_sql_rewrite(const char *sql, int backslash_quotes, pg_sql *out, dbmcp_err
             for (n = 1; is_word_char((unsigned char)s[i + n]);)
                 n++;
             note_word(&words, s + i, n);
-            buf_put(&b, s + i, n);
+            strbuf_add(&b, s + i, n);
             /* E'…' takes backslash escapes whatever the server's setting. */
             if (n == 1 && (c == 'E' || c == 'e') && s[i + 1] == '\'') {
                 size_t q = quoted_len(s + i + 1, '\'', 1);
-                buf_put(&b, s + i + 1, q);
+                strbuf_add(&b, s + i + 1, q);
                 n += q;
             }
             i += n;
         } else if (is_digit(c)) {
             for (n = 1; is_word_char((unsigned char)s[i + n]) || s[i + n] == '.';)
                 n++;
-            buf_put(&b, s + i, n);
+            strbuf_add(&b, s + i, n);
             i += n;
         } else if (c == '\'' || c == '"') {
             n = quoted_len(s + i, (char)c, c == '\'' && backslash_quotes);
-            buf_put(&b, s + i, n);
+            strbuf_add(&b, s + i, n);
             i += n;
         } else if (c == '$') {
             if (is_digit((unsigned char)s[i + 1]))
@@ -297,10 +269,10 @@ int pg_sql_rewrite(const char *sql, int backslash_quotes, pg_sql *out, dbmcp_err
                                     "use :name parameters; $n parameters are not supported");
             n = dollar_len(s + i);
             n = n ? n : 1;
-            buf_put(&b, s + i, n);
+            strbuf_add(&b, s + i, n);
             i += n;
         } else if (c == ':' && (s[i + 1] == ':' || s[i + 1] == '=')) {
-            buf_put(&b, s + i, 2);
+            strbuf_add(&b, s + i, 2);
             i += 2;
         } else if (c == ':' && is_word_start((unsigned char)s[i + 1]) &&
                    (unsigned char)s[i + 1] < 0x80) {
@@ -316,7 +288,7 @@ int pg_sql_rewrite(const char *sql, int backslash_quotes, pg_sql *out, dbmcp_err
                                         : "out of memory");
             char ref[16];
             int len = snprintf(ref, sizeof ref, "$%d", number);
-            buf_put(&b, ref, (size_t)len);
+            strbuf_add(&b, ref, (size_t)len);
             i += n;
         } else if (c == ';' && depth <= 0 && words.body_depth == 0) {
             tokens--;
@@ -328,7 +300,7 @@ int pg_sql_rewrite(const char *sql, int backslash_quotes, pg_sql *out, dbmcp_err
             break;
         } else {
             depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-            buf_put(&b, s + i, 1);
+            strbuf_add(&b, s + i, 1);
             i++;
         }
     }

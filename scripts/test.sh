@@ -30,7 +30,8 @@ trap '[ -z "$pg_dir" ] || scripts/pg.sh stop "$pg_dir" >/dev/null 2>&1 || true' 
 pg_server() {
   [ -n "$pg_uri" ] && return 0
   [ -z "$pg_dir" ] || return 1 # it failed to start once already
-  pg_dir=$(mktemp -d /tmp/dbmcp-test-pg.XXXXXX) && pg_uri=$(scripts/pg.sh start "$pg_dir")
+  pg_dir=$(mktemp -d /tmp/dbmcp-test-pg.XXXXXX) && pg_uri=$(scripts/pg.sh start "$pg_dir") &&
+    pg_uri=$(scripts/pg.sh query-role "$pg_uri" "$pg_dir/pgpass")
 }
 # pg_stage NAME COMMAND...: a stage run on PostgreSQL. DBMCP_TEST_PG makes
 # test_db (tests/cli/lib/db.sh) and testDb create a fresh database per

@@ -520,7 +520,7 @@ idle_sessions
 expect "compaction with an LLM provider succeeds" llm_compact
 # The metadata's "summary" member, in the engine's JSON syntax.
 if [ "$(db_engine "$DB")" = postgres ]; then
-  META_SUMMARY="CAST(metadata AS json) ->> 'summary'"
+  META_SUMMARY="(CAST(metadata AS json) ->> 'summary')"
 else
   META_SUMMARY="json_extract(metadata, '\$.summary')"
 fi

@@ -74,8 +74,6 @@ run_stage cli-replicas tests/cli/replicas.sh
 run_stage cli-chat tests/cli/chat.sh
 run_stage cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
 run_stage cli-hostile-sql tests/cli/hostile_sql.sh
-run_stage pg-hostile-sql tests/cli/hostile_pg.sh
-run_stage pg-docs tests/cli/postgres_docs.sh
 run_stage cli-hostile-ingest tests/cli/hostile_ingest.sh
 run_stage valgrind scripts/valgrind-stdio.sh
 run_stage protocol scripts/protocol-tests.sh
@@ -88,7 +86,11 @@ run_stage fuzz scripts/fuzz.sh --ci
 # sessions and claims shared by replicas). Left out: hostile_sql.sh and
 # hostile_audit.sh test SQLite's own guards (its memory budget, its write
 # lock; PostgreSQL's guard is tests/cli/hostile_pg.sh), valgrind, tsan and
-# fuzz run code that does not depend on the engine.
+# fuzz run code that does not depend on the engine. hostile_pg.sh and
+# postgres_docs.sh start servers of their own (they test roles and
+# server-wide settings).
+run_stage pg-hostile-sql tests/cli/hostile_pg.sh
+run_stage pg-docs tests/cli/postgres_docs.sh
 pg_stage unit-pg make -j2 unit-pg
 pg_stage pg-cli-sql tests/cli/sql.sh
 pg_stage pg-cli-admin tests/cli/admin.sh

@@ -201,7 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t rows = 0;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int rc = execute_query_run(query, text, &settings, 5, NULL, &table, &rows, &err);
+    int rc = execute_query_run(query, text, &settings, NULL, 5, NULL, &table, &rows, &err);
     if (rc == 0 && table && shows_secret(table))
         die("the secret was shown", table);
     if (rc != 0 && (shows_secret(err.public_message) || shows_secret(err.message)))

@@ -148,6 +148,8 @@ static int by_text_then_pos(const void *a, const void *b)
 
 static void write_vector(pbuf *b, ptokens *p)
 {
+    if (p->n == 0)
+        return; /* no tokens: an empty vector (and no qsort of a NULL array) */
     qsort(p->t, p->n, sizeof *p->t, by_text_then_pos);
     for (size_t i = 0; i < p->n;) {
         size_t j = i;

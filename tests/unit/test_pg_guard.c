@@ -216,8 +216,8 @@ static void test_role_apply_verifier(void **state)
         "SCRAM-SHA-256$4096:c2FsdA==",
         "SCRAM-SHA-256$x:c2FsdA==$c3RvcmVk:c2VydmVy",
         "SCRAM-SHA-256$4096:c2FsdA==$c3RvcmVk:c2VydmVy'; DROP ROLE x; --",
-        "md5"
-        "0123456789abcdef0123456789abcdef",
+        /* an MD5 hash (md5 + 32 hex digits): not a SCRAM verifier */
+        "md50123456789abcdef0123456789abcdef",
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         dbmcp_error err;

@@ -92,12 +92,21 @@ run_stage fuzz scripts/fuzz.sh --ci
 run_stage pg-hostile-sql tests/cli/hostile_pg.sh
 run_stage pg-docs tests/cli/postgres_docs.sh
 pg_stage unit-pg make -j2 unit-pg
-# Not yet in this list: the CLI, protocol and conformance suites on
-# PostgreSQL (sql, admin, report, thesaurus, embed-http, hostile-http,
-# metrics, memory, replicas, chat, search, hostile-ingest, protocol,
-# conformance, fts-parity). Their engine-specific cases and the shared query
-# role password are on branch wt-pgsuites and were not green on the merged
-# tree yet; each comes back here when it is.
+pg_stage pg-cli-sql tests/cli/sql.sh
+pg_stage pg-cli-admin tests/cli/admin.sh
+pg_stage pg-cli-report tests/cli/report.sh
+pg_stage pg-cli-thesaurus tests/cli/thesaurus.sh
+pg_stage pg-cli-embed-http tests/cli/embed_http.sh
+pg_stage pg-cli-hostile-http tests/cli/hostile_http.sh
+pg_stage pg-cli-metrics tests/cli/metrics.sh
+pg_stage pg-cli-memory tests/cli/memory.sh
+pg_stage pg-cli-replicas tests/cli/replicas.sh
+pg_stage pg-cli-chat tests/cli/chat.sh
+pg_stage pg-cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
+pg_stage pg-cli-hostile-ingest tests/cli/hostile_ingest.sh
+pg_stage pg-protocol scripts/protocol-tests.sh
+pg_stage pg-conformance scripts/conformance.sh
+pg_stage pg-fts-parity scripts/fts-parity.sh
 
 echo
 echo "stage times: ${times[*]}"

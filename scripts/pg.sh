@@ -10,6 +10,10 @@
 #                                     the new database's URI (the same with /NAME)
 #   scripts/pg.sh dropdb URI NAME     drop database NAME on the server of URI, if it
 #                                     exists (its sessions are ended first)
+#   scripts/pg.sh query-role URI FILE give the server of URI (a superuser's) the query
+#                                     role dbmcp_query with a test password, kept in
+#                                     FILE (a libpq password file); prints URI with
+#                                     passfile=FILE, as DBMCP_TEST_PG for the suites
 #
 # The server listens on a Unix socket in DIR only (no TCP), with fsync off
 # (a test server loses nothing worth keeping in a crash), locale C (text
@@ -66,7 +70,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,13s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,17s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -239,6 +243,43 @@ cmd_dropdb() {
     die "could not drop database $name"
 }
 
+# The query role `dbmcp init` makes on PostgreSQL belongs to the whole
+# server, and dbmcp logs agent SQL in as it (docs/postgres.md). Suites that
+# share a server share the role, so it gets one known password before any
+# init runs (init keeps an existing role's password), and every dbmcp of
+# every suite finds it in the password file the URI names: dbmcp derives
+# the query connection's URI from --db with only user and password
+# replaced. DBMCP_QUERY_PASSWORD, where a suite sets it, must be this one.
+# The functions the query role check warns about (a call could end other
+# calls, or write in a read-only transaction) are revoked from PUBLIC in
+# template1, as docs/postgres.md advises operators, so every database made
+# afterwards has them revoked and no suite's output carries the warnings.
+TEST_QUERY_ROLE=dbmcp_query
+TEST_QUERY_PASSWORD=dbmcp_test_query
+
+cmd_query_role() {
+  local uri=$1 file=$2
+  case "$file" in /*) ;; *) die "FILE must be an absolute path: $file" ;; esac
+  psql -X -q -v ON_ERROR_STOP=1 -d "$uri" >/dev/null <<SQL || die "could not make the query role"
+DO \$\$ BEGIN
+  CREATE ROLE $TEST_QUERY_ROLE LOGIN;
+EXCEPTION WHEN duplicate_object THEN NULL;
+END \$\$;
+ALTER ROLE $TEST_QUERY_ROLE PASSWORD '$TEST_QUERY_PASSWORD';
+SQL
+  psql -X -q -v ON_ERROR_STOP=1 -d "$(uri_with_database "$uri" template1)" >/dev/null <<SQL ||
+REVOKE EXECUTE ON FUNCTION pg_cancel_backend(integer), pg_terminate_backend(integer, bigint),
+  pg_current_xact_id(), txid_current(), pg_logical_emit_message(boolean, text, bytea),
+  pg_logical_emit_message(boolean, text, text) FROM PUBLIC;
+SQL
+    die "could not revoke the functions the query role must not run"
+  (umask 077 && printf '*:*:*:%s:%s\n' "$TEST_QUERY_ROLE" "$TEST_QUERY_PASSWORD" >"$file")
+  case "$uri" in
+    *\?*) printf '%s&passfile=%s\n' "$uri" "$(uri_encode "$file")" ;;
+    *) printf '%s?passfile=%s\n' "$uri" "$(uri_encode "$file")" ;;
+  esac
+}
+
 [ $# -ge 1 ] || usage
 case "$1" in
   start | stop | uri)
@@ -249,6 +290,10 @@ case "$1" in
   createdb | dropdb)
     [ $# -eq 3 ] || usage
     "cmd_$1" "$2" "$3"
+    ;;
+  query-role)
+    [ $# -eq 3 ] || usage
+    cmd_query_role "$2" "$3"
     ;;
   *) usage ;;
 esac

@@ -30,7 +30,8 @@ trap '[ -z "$pg_dir" ] || scripts/pg.sh stop "$pg_dir" >/dev/null 2>&1 || true' 
 pg_server() {
   [ -n "$pg_uri" ] && return 0
   [ -z "$pg_dir" ] || return 1 # it failed to start once already
-  pg_dir=$(mktemp -d /tmp/dbmcp-test-pg.XXXXXX) && pg_uri=$(scripts/pg.sh start "$pg_dir")
+  pg_dir=$(mktemp -d /tmp/dbmcp-test-pg.XXXXXX) && pg_uri=$(scripts/pg.sh start "$pg_dir") &&
+    pg_uri=$(scripts/pg.sh query-role "$pg_uri" "$pg_dir/pgpass")
 }
 # pg_stage NAME COMMAND...: a stage run on PostgreSQL. DBMCP_TEST_PG makes
 # test_db (tests/cli/lib/db.sh) and testDb create a fresh database per
@@ -73,8 +74,6 @@ run_stage cli-replicas tests/cli/replicas.sh
 run_stage cli-chat tests/cli/chat.sh
 run_stage cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
 run_stage cli-hostile-sql tests/cli/hostile_sql.sh
-run_stage pg-hostile-sql tests/cli/hostile_pg.sh
-run_stage pg-docs tests/cli/postgres_docs.sh
 run_stage cli-hostile-ingest tests/cli/hostile_ingest.sh
 run_stage valgrind scripts/valgrind-stdio.sh
 run_stage protocol scripts/protocol-tests.sh
@@ -87,14 +86,27 @@ run_stage fuzz scripts/fuzz.sh --ci
 # sessions and claims shared by replicas). Left out: hostile_sql.sh and
 # hostile_audit.sh test SQLite's own guards (its memory budget, its write
 # lock; PostgreSQL's guard is tests/cli/hostile_pg.sh), valgrind, tsan and
-# fuzz run code that does not depend on the engine.
+# fuzz run code that does not depend on the engine. hostile_pg.sh and
+# postgres_docs.sh start servers of their own (they test roles and
+# server-wide settings).
+run_stage pg-hostile-sql tests/cli/hostile_pg.sh
+run_stage pg-docs tests/cli/postgres_docs.sh
 pg_stage unit-pg make -j2 unit-pg
-# Not yet in this list: the CLI, protocol and conformance suites on
-# PostgreSQL (sql, admin, report, thesaurus, embed-http, hostile-http,
-# metrics, memory, replicas, chat, search, hostile-ingest, protocol,
-# conformance, fts-parity). Their engine-specific cases and the shared query
-# role password are on branch wt-pgsuites and were not green on the merged
-# tree yet; each comes back here when it is.
+pg_stage pg-cli-sql tests/cli/sql.sh
+pg_stage pg-cli-admin tests/cli/admin.sh
+pg_stage pg-cli-report tests/cli/report.sh
+pg_stage pg-cli-thesaurus tests/cli/thesaurus.sh
+pg_stage pg-cli-embed-http tests/cli/embed_http.sh
+pg_stage pg-cli-hostile-http tests/cli/hostile_http.sh
+pg_stage pg-cli-metrics tests/cli/metrics.sh
+pg_stage pg-cli-memory tests/cli/memory.sh
+pg_stage pg-cli-replicas tests/cli/replicas.sh
+pg_stage pg-cli-chat tests/cli/chat.sh
+pg_stage pg-cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
+pg_stage pg-cli-hostile-ingest tests/cli/hostile_ingest.sh
+pg_stage pg-protocol scripts/protocol-tests.sh
+pg_stage pg-conformance scripts/conformance.sh
+pg_stage pg-fts-parity scripts/fts-parity.sh
 
 echo
 echo "stage times: ${times[*]}"

@@ -207,11 +207,122 @@ static int undetermined_param(const PGresult *res)
     return atoi(dollar + 1);
 }
 
+static int is_sqlstate(const PGresult *res, const char *state)
+{
+    const char *s = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+    return s && strcmp(s, state) == 0;
+}
+
+/* text with the $k that PostgreSQL's error position (1-based, in
+ * characters of the UTF-8 text) points at replaced by NULL; NULL when no
+ * $k is there, or out of memory. Caller frees. */
+static char *without_param_at(const char *text, const PGresult *res, int k)
+{
+    const char *pos = PQresultErrorField(res, PG_DIAG_STATEMENT_POSITION);
+    long chars = pos ? strtol(pos, NULL, 10) : 0;
+    const char *p = text;
+    for (long c = 1; c < chars && *p; c++) /* to the start of character number chars */
+        for (p++; (*p & 0xC0) == 0x80; p++)
+            ;
+    char digits[16];
+    int nd = snprintf(digits, sizeof digits, "$%d", k);
+    if (chars < 1 || strncmp(p, digits, (size_t)nd) != 0 || (p[nd] >= '0' && p[nd] <= '9'))
+        return NULL;
+    size_t before = (size_t)(p - text), after = strlen(p + nd);
+    char *out = malloc(before + 4 + after + 1);
+    if (out) {
+        memcpy(out, text, before);
+        memcpy(out + before, "NULL", 4);
+        memcpy(out + before + 4, p + nd, after + 1);
+    }
+    return out;
+}
+
+/* Prepare text as the unnamed statement and wait for the answer: its
+ * result (caller PQclears), or NULL with *rc set when the connection
+ * failed. */
+static PGresult *prepare_unnamed(pg_store *db, const char *text, int n, const Oid *types, int *rc,
+                                 dbmcp_error *err)
+{
+    if (!PQsendPrepare(db->conn, "", text, n, types)) {
+        *rc = pg_fail(db, NULL, err, "prepare");
+        return NULL;
+    }
+    *rc = pg_conn_wait(db, err);
+    PGresult *res = *rc ? NULL : PQgetResult(db->conn);
+    if (!*rc && !res)
+        *rc = pg_fail(db, NULL, err, "prepare");
+    if (!db->broken) {
+        dbmcp_error drained;
+        int d = pg_conn_drain(db, &drained);
+        if (d && !*rc) {
+            *err = drained;
+            *rc = d;
+        }
+    }
+    if (*rc) {
+        PQclear(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* The type of $k where the statement settles it, after 42P08 (first): the
+ * uses that leave it open ($k IS NULL), which the error positions point
+ * at, are replaced by NULL in a probe prepared as the unnamed statement,
+ * and the probe's description names the type PostgreSQL infers from the
+ * others (col = $k). InvalidOid when the probe cannot tell; then text is
+ * declared, as for 42P18. 0, or a code when the connection failed. */
+static int settled_type(pg_stmt *st, int k, const Oid *types, const PGresult *first, Oid *out,
+                        dbmcp_error *err)
+{
+    pg_store *db = pg_store_of(st);
+    int n = st->sql.n_names, rc = 0;
+    *out = InvalidOid;
+    Oid *probe_types = malloc((size_t)n * sizeof *probe_types);
+    char *probe = probe_types ? without_param_at(st->sql.text, first, k) : NULL;
+    if (probe_types)
+        memcpy(probe_types, types, (size_t)n * sizeof *probe_types);
+    for (int tries = 0; probe && tries <= n; tries++) {
+        PGresult *res = prepare_unnamed(db, probe, n, probe_types, &rc, err);
+        if (!res)
+            break;
+        int j = undetermined_param(res);
+        char *next = NULL;
+        if (PQresultStatus(res) == PGRES_COMMAND_OK) {
+            PQclear(res);
+            res = NULL;
+            if (PQsendDescribePrepared(db->conn, "") &&
+                pg_answer(db, PGRES_COMMAND_OK, &res, err, "describe") == 0)
+                *out = PQparamtype(res, k - 1);
+            PQclear(res);
+            break;
+        }
+        if (j >= 1 && j <= n && j != k && is_sqlstate(res, "42P18"))
+            probe_types[j - 1] = PG_TEXT; /* another parameter without a type */
+        else if (j >= 1 && j <= n && is_sqlstate(res, "42P08"))
+            next = without_param_at(probe, res, j); /* another open use */
+        PQclear(res);
+        if (!next && !(j >= 1 && j <= n && j != k && probe_types[j - 1] == PG_TEXT))
+            break;
+        if (next) {
+            free(probe);
+            probe = next;
+        }
+    }
+    free(probe);
+    free(probe_types);
+    return rc;
+}
+
 /* Prepare st->sql on the server as st->name (read-write handles) or as the
  * unnamed statement (read-only handles, which run it with
  * PQsendQueryParams: nothing of theirs outlives a call, DEALLOCATE ALL
- * included). A parameter the server cannot type is declared text and the
- * statement prepared again. */
+ * included). A parameter the server cannot type is declared text, and one
+ * whose type only some of its uses settle (:x IS NULL OR n = :x) the type
+ * those uses give it (settled_type), and the statement prepared again.
+ * Each failed attempt is an error on the server: inside a transaction it
+ * ends the transaction (store_call prepares before its transaction). */
 static int server_prepare(pg_stmt *st, dbmcp_error *err)
 {
     pg_store *db = pg_store_of(st);
@@ -241,7 +352,6 @@ static int server_prepare(pg_stmt *st, dbmcp_error *err)
                 rc = pg_fail(db, res, err, "prepare");
             }
         }
-        PQclear(res);
         if (!db->broken) {
             dbmcp_error drained;
             int d = pg_conn_drain(db, &drained);
@@ -250,6 +360,14 @@ static int server_prepare(pg_stmt *st, dbmcp_error *err)
                 rc = d;
             }
         }
+        if (retry && !rc && is_sqlstate(res, "42P08")) {
+            int k = undetermined_param(res);
+            Oid settled = InvalidOid;
+            types[k - 1] = InvalidOid; /* open in the probe */
+            rc = settled_type(st, k, types, res, &settled, err);
+            types[k - 1] = settled != InvalidOid ? settled : PG_TEXT;
+        }
+        PQclear(res);
         if (retry && !rc)
             continue;
         free(types);

@@ -16,9 +16,9 @@
 #   sql:QUERY => VALUE      `dbmcp sql` on $DB prints VALUE for QUERY
 #
 # Engines. Cases run on SQLite or, with DBMCP_TEST_PG, on PostgreSQL
-# (tests/cli/lib/db.sh). A case whose name starts with "sqlite:" or
-# "postgres:" runs on that engine only, and a check so prefixed is made on
-# that engine only; everything else holds on both. Use them where the
+# (tests/cli/lib/db.sh). A case whose name starts with "[sqlite] " or
+# "[postgres] " runs on that engine only, and a check so prefixed is made
+# on that engine only; everything else holds on both. Use them where the
 # engines truly differ (SQL that only one accepts, the engine's own error
 # wording), giving each engine a case or check that proves the same.
 #
@@ -66,14 +66,15 @@ trim() {
   printf '%s' "$s"
 }
 
-# on_engine TEXT: TEXT without its "sqlite:"/"postgres:" prefix, when it has
-# none or the prefix names the engine of $DB; returns 1 when it names the
-# other engine.
+# on_engine TEXT: TEXT without its "[sqlite] "/"[postgres] " prefix, when it
+# has none or the prefix names the engine of $DB; returns 1 when it names
+# the other engine.
 on_engine() {
   case "$1" in
-    sqlite:* | postgres:*)
-      [ "${1%%:*}" = "$(db_engine "$DB")" ] || return 1
-      printf '%s' "${1#*:}" ;;
+    "[sqlite] "* | "[postgres] "*)
+      local engine=${1%%]*}
+      [ "${engine#[}" = "$(db_engine "$DB")" ] || return 1
+      printf '%s' "${1#*] }" ;;
     *) printf '%s' "$1" ;;
   esac
 }

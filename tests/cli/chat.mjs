@@ -21,11 +21,15 @@
 //         "expect": {"exit": 0, "status": "answered", "plan": "…", "selection": "…",
 //                    "answer_contains": […], "answer_lacks": […], "llm_calls": 2,
 //                    "tool_calls": [["name", "status"], …],
-//                    "sql": [["SELECT … '$RUN' …", "expected text"], …],
+//                    "sql": [[QUERY, EXPECTED], …],
 //                    "stderr_contains": […],
 //                    "history": [{"path": "messages.1.tool_calls.0.id", "equals": X}, …]}}
 //     (history: checks on get_session_history of the run's session, called as
 //      `dbmcp call --interface memory` by the chat's principal)
+//   QUERY: "SELECT … '$RUN' …" in SQL both engines take, or
+//          {"sqlite": "…", "postgres": "…"} where they differ (JSON functions)
+//   EXPECTED: "text" (what `dbmcp sql` prints), or ["row", …]: its rows in
+//          order (instead of an engine's string aggregate)
 //   CHECK: {"request": i, "path": "body.messages.-1.role", "equals": X}
 //        | {"request": i, "path": "body.messages.1.content", "contains": "s"}
 //        | {"request": i, "contains": "s"} | {"request": i, "lacks": "s"}
@@ -74,6 +78,15 @@ function track(child) {
 // `dbmcp sql` waits for a lock a running server holds rather than fail.
 function sql(db, query) {
   return dbSql(BIN, db, query).trim();
+}
+
+// A case's QUERY for the engine of db, and its EXPECTED as `dbmcp sql` prints it.
+function engineQuery(db, q) {
+  if (typeof q === 'string') return q;
+  return q[/^postgres(ql)?:\/\//i.test(db) ? 'postgres' : 'sqlite'];
+}
+function expectedText(e) {
+  return Array.isArray(e) ? e.join('\n') : String(e);
 }
 
 function quote(s) {
@@ -218,9 +231,10 @@ function checkRun(c, run, out, ctx, failures, label) {
   ctx.toolAudits += dispatched;
   const runRow = sql(ctx.db, `SELECT status || '|' || llm_calls FROM dbmcp_runs WHERE id = ${run_id}`);
   if (runRow !== `${j.status}|${j.usage.llm_calls}`) failures.push(`${label}: dbmcp_runs row ${runRow}`);
-  for (const [q, expected] of e.sql || []) {
+  for (const [query, expected] of e.sql || []) {
+    const q = engineQuery(ctx.db, query);
     const got = sql(ctx.db, q.replace(/\$RUN/g, j.run_id).replace(/\$SESSION/g, j.session));
-    if (got !== String(expected)) failures.push(`${label}: ${q} → ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+    if (got !== expectedText(expected)) failures.push(`${label}: ${q} → ${JSON.stringify(got)}, expected ${JSON.stringify(expectedText(expected))}`);
   }
   if (e.history) {
     const who = ctx.env.DBMCP_PRINCIPAL || 'local';
@@ -299,9 +313,10 @@ async function runCase(file, template) {
   }
   stub.child.kill('SIGTERM');
   checkLog(c, logFile, failures);
-  for (const [q, expected] of c.final_sql || []) {
+  for (const [query, expected] of c.final_sql || []) {
+    const q = engineQuery(db, query);
     const got = sql(db, q);
-    if (got !== String(expected)) failures.push(`final: ${q} → ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`);
+    if (got !== expectedText(expected)) failures.push(`final: ${q} → ${JSON.stringify(got)}, expected ${JSON.stringify(expectedText(expected))}`);
   }
   const toolRows = Number(sql(db, "SELECT count(*) FROM dbmcp_audit WHERE transport = 'agent' AND method = 'tools/call'"));
   if (toolRows !== ctx.toolAudits) failures.push(`${toolRows} tool audit rows (transport agent), expected ${ctx.toolAudits}`);

@@ -80,9 +80,16 @@ expect_eq "html: headings as Markdown" "$(q "SELECT count(*) FROM dbmcp_document
 expect_eq "pdf: text of both pages" "$(q "SELECT count(*) FROM dbmcp_documents WHERE slug = 'agreement' AND content LIKE '%Wochenarbeitszeit%' AND content LIKE '%Kuendigungsfrist%'")" "1"
 expect_eq "every chunk has an FTS row and a vector" \
   "$(q "SELECT (SELECT count(*) FROM dbmcp_chunks) = (SELECT count(*) FROM dbmcp_chunk_vectors) AND (SELECT count(*) FROM dbmcp_chunks) > 4")" "1"
-# SQLite: CAST(… AS BLOB) makes substr count bytes (PostgreSQL: convert_to, bytea).
+# Offsets count bytes: SQLite's substr does on a BLOB, PostgreSQL's on a bytea.
+if [ "$(db_engine "$DB")" = postgres ]; then
+  bytes_of() { printf "convert_to(%s, 'UTF8')" "$1"; }
+  bytes_at() { printf 'substring(%s FROM CAST(%s AS integer) FOR CAST(%s AS integer))' "$1" "$2" "$3"; }
+else
+  bytes_of() { printf 'CAST(%s AS BLOB)' "$1"; }
+  bytes_at() { printf 'substr(%s, %s, %s)' "$1" "$2" "$3"; }
+fi
 expect_eq "chunk offsets point into the content" \
-  "$(q "SELECT count(*) FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id WHERE substr(CAST(d.content AS BLOB), c.start_byte + 1, c.end_byte - c.start_byte) <> CAST(c.text AS BLOB)")" "0"
+  "$(q "SELECT count(*) FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id WHERE $(bytes_at "$(bytes_of d.content)" "c.start_byte + 1" "c.end_byte - c.start_byte") <> $(bytes_of c.text)")" "0"
 expect_eq "resource rows" "$(q "SELECT count(*) FROM dbmcp_resources WHERE uri LIKE 'doc://t/%'")" "4"
 search '{"query":"Homeoffice Pauschale","mode":"keyword","k":1}' | grep -q '"document": "doc://t/notes"' &&
   ok "keyword search finds the Markdown document" || fail "keyword search" "$(cat "$WORK/err")"
@@ -119,7 +126,7 @@ search '{"query":"Kernarbeitszeit","mode":"keyword"}' | grep -q '"shown": 0' && 
 search '{"query":"Gleitzeitrahmen","mode":"keyword","k":1}' | grep -q '"document": "doc://t/notes"' &&
   ok "keyword search: new word found" || fail "new word found" "$(cat "$WORK/err")"
 expect_eq "vectors match chunks after replace" "$(q "SELECT (SELECT count(*) FROM dbmcp_chunks) = (SELECT count(*) FROM dbmcp_chunk_vectors)")" "1"
-expect_eq "resource text replaced" "$(q "SELECT instr(content_text, 'Gleitzeitrahmen') > 0 FROM dbmcp_resources WHERE uri = 'doc://t/notes'")" "1"
+expect_eq "resource text replaced" "$(q "SELECT count(*) FROM dbmcp_resources WHERE uri = 'doc://t/notes' AND content_text LIKE '%Gleitzeitrahmen%'")" "1"
 
 # --- broken input leaves everything as it was -----------------------------------------
 head -c 700 "$FIX/agreement.pdf" >"$WORK/truncated.pdf"
@@ -135,10 +142,21 @@ refused "one bad file among good ones" "not valid UTF-8" ingest "$WORK/notes.md"
   "$FIX/latin1.txt" --collection t2
 expect_eq "no collection t2" "$(q "SELECT count(*) FROM dbmcp_collections WHERE name = 't2'")" "0"
 # A failure in the middle of the write (after the old chunks were deleted),
-# injected by a SQLite trigger (PostgreSQL needs a trigger function).
-q "CREATE TRIGGER test_fail BEFORE INSERT ON dbmcp_chunk_vectors WHEN NEW.item_id % 2 = 0 BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+# injected by a trigger (on PostgreSQL, one that calls a trigger function).
+if [ "$(db_engine "$DB")" = postgres ]; then
+  q 'CREATE FUNCTION test_fail() RETURNS trigger LANGUAGE plpgsql AS $body$ BEGIN
+       IF NEW.item_id % 2 = 0 THEN RAISE EXCEPTION '"'injected failure'"'; END IF; RETURN NEW;
+     END $body$;
+     CREATE TRIGGER test_fail BEFORE INSERT ON dbmcp_chunk_vectors FOR EACH ROW EXECUTE FUNCTION test_fail()'
+else
+  q "CREATE TRIGGER test_fail BEFORE INSERT ON dbmcp_chunk_vectors WHEN NEW.item_id % 2 = 0 BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+fi
 refused "failure mid-transaction" "injected failure" ingest "$FIX/notes.md" --collection t --meta 'team=hr,site=München'
-q "DROP TRIGGER test_fail"
+if [ "$(db_engine "$DB")" = postgres ]; then
+  q "DROP TRIGGER test_fail ON dbmcp_chunk_vectors; DROP FUNCTION test_fail()"
+else
+  q "DROP TRIGGER test_fail"
+fi
 refused "unknown interface" "no interface named 'nope'" ingest "$FIX/plain.txt" --collection t3 --interface nope
 refused "bad collection name" "collection name 'Bad Name!' is not allowed" ingest "$FIX/plain.txt" --collection 'Bad Name!'
 run "overlap >= max-tokens is a usage error" 2 ingest "$FIX/plain.txt" --chunk tokens --max-tokens 20 --overlap 20 &&

@@ -518,9 +518,14 @@ call gina save_message '{"role":"user","content":"Please book the boardroom for 
 call gina save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assistant\",\"content\":\"The boardroom is booked for Tuesday. Catering is not arranged yet.\"}"
 idle_sessions
 expect "compaction with an LLM provider succeeds" llm_compact
-# json_extract: SQLite's JSON functions (PostgreSQL: metadata::json->>'summary').
+# The metadata's "summary" member, in the engine's JSON syntax.
+if [ "$(db_engine "$DB")" = postgres ]; then
+  META_SUMMARY="(CAST(metadata AS json) ->> 'summary')"
+else
+  META_SUMMARY="json_extract(metadata, '\$.summary')"
+fi
 expect "the episode holds the LLM's summary (trimmed) and says so" \
-  test "$(sql "SELECT summary || '|' || json_extract(metadata, '$.summary') FROM dbmcp_mem_episodes")" = \
+  test "$(sql "SELECT summary || '|' || $META_SUMMARY FROM dbmcp_mem_episodes")" = \
   "Gina booked the boardroom for Tuesday; catering is still open.|llm"
 expect "the session's messages were sent to the model, after the summary instruction" \
   node -e 'const l=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").map(JSON.parse);
@@ -536,7 +541,7 @@ call gina save_message "{\"session_id\":\"$(j r.session_id)\",\"role\":\"assista
 idle_sessions
 expect "compaction survives a failing provider" llm_compact
 expect "on a provider error the extractive summary is used and recorded" \
-  test "$(sql "SELECT json_extract(metadata, '$.summary') || '|' || (summary LIKE '%assistant: Sandwiches for twelve%') FROM dbmcp_mem_episodes WHERE description LIKE '%sandwiches%'")" = "extractive|1"
+  test "$(sql "SELECT $META_SUMMARY || '|' || CASE WHEN summary LIKE '%assistant: Sandwiches for twelve%' THEN 1 ELSE 0 END FROM dbmcp_mem_episodes WHERE description LIKE '%sandwiches%'")" = "extractive|1"
 expect "the failure was logged for the operator" grep -q "LLM summary failed" "$ERR"
 expect "the failing provider was asked (with one retry) for that session" \
   test "$(grep -c 'Sandwiches for twelve' "$WORK/summary-log.jsonl")" = 2

@@ -1062,7 +1062,8 @@ describe('raw stdio', () => {
             `INSERT INTO dbmcp_resource_templates (uri_template, name, handler_kind, handler)
                VALUES ('slow://{n}', 'slow', 'sql', '${ENDLESS_QUERY}');
              INSERT INTO dbmcp_interface_resources (interface, uri) VALUES ('default', 'slow://{n}');
-             INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '400');`,
+             INSERT INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '400')
+               ON CONFLICT (key) DO UPDATE SET value = excluded.value;`,
         );
         const io = rawStdio(t, db);
         await io.initialize();
@@ -1076,7 +1077,7 @@ describe('raw stdio', () => {
         assert.ok(exit && exit.code === 0, 'dbmcp serve did not exit 0 after stdin EOF');
 
         // A new server with a long limit: only the cancellation can stop the read.
-        sql(db, "INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '600000')");
+        sql(db, "INSERT INTO dbmcp_settings (key, value) VALUES ('report.timeout_ms', '600000') ON CONFLICT (key) DO UPDATE SET value = excluded.value");
         const io2 = rawStdio(t, db);
         await io2.initialize();
         // The read and its cancellation in one write: the cancellation is

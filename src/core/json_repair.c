@@ -340,26 +340,31 @@ static size_t unicode_space_at(const char *p, const char *end)
 static const char *skip_space_slow(const char *p, const char *end, int *newline, int *counts)
 {
     while (p < end) {
-        if (is_ws((unsigned char)*p)) {
-            if (*p == '\n' && newline)
+        unsigned char c = (unsigned char)*p;
+        if (is_ws(c)) {
+            if (c == '\n' && newline)
                 *newline = 1;
             p++;
             continue;
         }
-        size_t n = unicode_space_at(p, end);
-        if (n) {
+        if (c >= 0xC2) {
+            size_t n = unicode_space_at(p, end);
+            if (!n)
+                break;
             p += n;
             if (counts)
                 counts[R_UNICODE_SPACE]++;
             continue;
         }
-        if (*p == '\\' && p + 1 < end && in_set(p[1], "nrt")) {
+        if (c == '\\') {
+            if (p + 1 >= end || !in_set(p[1], "nrt"))
+                break;
             p += 2;
             if (counts)
                 counts[R_ESCAPED_SPACE]++;
             continue;
         }
-        if (*p != '/' || p + 1 >= end || (p[1] != '/' && p[1] != '*'))
+        if (c != '/' || p + 1 >= end || (p[1] != '/' && p[1] != '*'))
             break;
         if (p[1] == '/') {
             const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -1450,7 +1455,7 @@ static int parse_mistral_calls(parser *ps, const char *s, const char *e)
     } else if (marker) {
         seg = marker + strlen(MISTRAL_CALLS);
         ps->counts[R_TOOL_CALLS_PREFIX] = 1;
-    } else if (find_text(s, e, MISTRAL_ARGS) && mistral_call_at(s, e)) {
+    } else if (mistral_call_at(s, e) && find_text(s, e, MISTRAL_ARGS)) {
         seg = s;
     } else {
         return ST_SKIP;

@@ -15,6 +15,7 @@
  * is built: the engine runs on every model answer, and the benchmark
  * (bench/README.md, "Repair benchmark") holds it to ten times jsonrepair.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -1298,13 +1299,18 @@ static int parse_region(parser *ps, const char *s, const char *e)
         if (st == ST_VALUE) {
             if (in_prose)
                 ps->counts[R_PROSE_BEFORE] = 1;
-            return more_values(ps, mark, e);
+            st = more_values(ps, mark, e);
+            if (st == ST_VALUE)
+                return ST_VALUE;
         }
-        if (ps->too_deep || ps->final)
-            return ST_ERROR;
         buf_truncate(&ps->out, mark);
         memcpy(ps->counts, saved, sizeof saved);
         ps->lossy = saved_lossy;
+        if (ps->too_deep || ps->final)
+            return ST_ERROR;
+        if (c == start && *c == '{')
+            return ST_ERROR; /* text that opens as an object and breaks: the
+                                objects inside it are no answer of their own */
     }
     if (!found || !ps->why[0])
         snprintf(ps->why, sizeof ps->why, "no JSON object or array found in the input");
@@ -1366,7 +1372,7 @@ static int parse_fences(parser *ps, const char *s, const char *e)
             ps->counts[R_PROSE_AFTER] = stop && trim_start(stop + 3, e) != e;
             return ST_VALUE;
         }
-        if (ps->too_deep)
+        if (ps->too_deep || ps->final)
             return ST_ERROR;
         fence = stop ? find_text(stop + 3, e, "```") : NULL;
     }
@@ -1441,11 +1447,25 @@ static int parse_mistral_call(parser *ps, const char *s, const char *e)
     return ST_VALUE;
 }
 
+/* Remove the brackets of the array written at out[at..] (the last byte is
+ * its ']'), and the comma before it when it is empty: its elements join
+ * the array around it. */
+static void unwrap_array(text_buf *out, size_t at)
+{
+    assert(out->data[at] == '[' && out->data[out->len - 1] == ']');
+    size_t inner = out->len - at - 2;
+    memmove(out->data + at, out->data + at + 1, inner);
+    buf_truncate(out, at + inner);
+    if (inner == 0 && at > 0 && out->data[at - 1] == ',')
+        buf_truncate(out, at - 1);
+}
+
 /* Mistral's tool calls in s..e: "[TOOL_CALLS]" and a JSON array (before
  * v11) or "name[ARGS]{…}" (v11 on), repeated for parallel calls; s may
  * start with a call whose "[TOOL_CALLS]" a server already took. One call
- * gives its value, several an array, like <tool_call> blocks. Returns
- * ST_SKIP when there is no such call. */
+ * gives its value, several an array, like <tool_call> blocks; the arrays
+ * of several "[TOOL_CALLS] [...]" join into one. Returns ST_SKIP when
+ * there is no such call. */
 static int parse_mistral_calls(parser *ps, const char *s, const char *e)
 {
     const char *marker = find_text(s, e, MISTRAL_CALLS);
@@ -1467,16 +1487,19 @@ static int parse_mistral_calls(parser *ps, const char *s, const char *e)
         e = trimmed_end - 4; /* the end-of-sequence token, decoded */
     size_t mark = ps->out.len;
     buf_putc(&ps->out, '[');
-    int count = 0;
+    int count = 0, several = find_text(seg, e, MISTRAL_CALLS) != NULL;
     while (seg) {
         const char *stop = find_text(seg, e, MISTRAL_CALLS);
         const char *seg_end = stop ? stop : e;
-        if (count > 0)
+        if (count > 0 && ps->out.data[ps->out.len - 1] != '[')
             buf_putc(&ps->out, ',');
+        size_t at = ps->out.len;
         int st = mistral_call_at(seg, seg_end) ? parse_mistral_call(ps, seg, seg_end)
                                                : parse_region(ps, seg, seg_end);
         if (st == ST_ERROR)
             return ST_ERROR;
+        if (several && !ps->out.oom && ps->out.data[at] == '[')
+            unwrap_array(&ps->out, at);
         count++;
         seg = stop ? stop + strlen(MISTRAL_CALLS) : NULL;
     }

@@ -33,7 +33,8 @@
  *   - otherwise the first '{' or '[' in the text that starts a repairable
  *     value. Inside prose (text before it) an array is taken only when its
  *     first element is an object, array or string, so "error [429]" is not
- *     JSON. Further values after it (concatenated, one per line, after ','
+ *     JSON. Text that starts with '{' and does not repair is refused: the
+ *     objects inside it are not searched ({"a": "x"{"a": "y"} is no "y"). Further values after it (concatenated, one per line, after ','
  *     or ';'; arrays under the same rule) are several values: a copy of the
  *     value before is a duplicated delta and dropped; then, with
  *     opt->several_values (the caller expects parallel tool calls), more

@@ -968,6 +968,11 @@ static int parse_key(parser *ps, int *cut)
     const char *start = ps->p;
     while (ps->p < ps->end && is_ident_byte((unsigned char)*ps->p))
         ps->p++;
+    if (ps->p == start && *start == ':') /* "code": "d = {"k": 1}": which quote ends it? */
+        return fail(ps,
+                    "unexpected '%c' where a key should be: a string before it may hold "
+                    "unescaped quotes",
+                    start);
     if (ps->p == start)
         return fail(ps, "unexpected '%c' where a key should be", start);
     if (ps->p >= ps->end) { /* a bare key cut off: nothing to keep */

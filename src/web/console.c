@@ -174,25 +174,44 @@ static void deny_non_admin(web_call *c, const mcp_identity *id, const char *acti
                     "--admin`)");
 }
 
-/* Check an API key: 0 with c->who filled for an admin key; otherwise the
- * answer is set (401, or 403 audited). */
-static int key_check(web_call *c, const char *key, const char *action)
+/* Resolve a presented API key (before the request takes its own
+ * connection: see web_call). */
+static void key_resolve(web_call *c, const char *key)
 {
-    mcp_identity id;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    if (mcp_server_authenticate(c->srv, key, &id, &err)) {
+    c->has_key = 1;
+    c->key_rc = mcp_server_authenticate(c->srv, key, &c->key_id, &err);
+}
+
+/* The presented key: 0 with c->who filled for an admin key; otherwise the
+ * answer is set (401, or 403 audited). */
+static int key_check(web_call *c, const char *action)
+{
+    if (!c->has_key || c->key_rc) {
         web_reply_error(c->res, 401, "unauthorized", "invalid or revoked API key");
         return -1;
     }
-    if (!id.admin) {
-        deny_non_admin(c, &id, action);
+    if (!c->key_id.admin) {
+        deny_non_admin(c, &c->key_id, action);
         return -1;
     }
-    copy_str(c->who.principal, sizeof c->who.principal, id.principal);
-    copy_str(c->who.key_id, sizeof c->who.key_id, id.key_id);
-    copy_str(c->who.interface, sizeof c->who.interface, id.interface);
+    copy_str(c->who.principal, sizeof c->who.principal, c->key_id.principal);
+    copy_str(c->who.key_id, sizeof c->who.key_id, c->key_id.key_id);
+    copy_str(c->who.interface, sizeof c->who.interface, c->key_id.interface);
     return 0;
+}
+
+/* The token of an `Authorization: Bearer` header, or NULL. */
+static const char *bearer(const web_request *req)
+{
+    const char *auth = req->authorization;
+    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
+        return NULL;
+    auth += 7;
+    while (*auth == ' ')
+        auth++;
+    return auth;
 }
 
 /* Same-origin check for requests that change something: a browser names
@@ -216,13 +235,8 @@ static int is_json(const web_request *req)
 static int authorize(web_call *c, int change)
 {
     const web_request *req = c->req;
-    const char *auth = req->authorization;
-    if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
-        const char *key = auth + 7;
-        while (*key == ' ')
-            key++;
-        return key_check(c, key, "api");
-    }
+    if (bearer(req))
+        return key_check(c, "api");
     char token[128];
     if (!cookie_value(req->cookie, WEB_SESSION_COOKIE, token, sizeof token)) {
         web_reply_error(c->res, 401, "unauthorized",
@@ -282,12 +296,7 @@ static json_t *session_json(const web_caller *who)
 
 static void api_login(web_call *c)
 {
-    const char *key = json_get_str(c->body, "key");
-    if (!key || !*key || strlen(key) > 256) {
-        web_reply_error(c->res, 400, "invalid", "the body must be {\"key\": \"dbmcp_…\"}");
-        return;
-    }
-    if (key_check(c, key, "login"))
+    if (key_check(c, "login"))
         return;
     char token[SESSION_TOKEN_LEN + 1], hash[65];
     ids_token(token, SESSION_TOKEN_LEN);
@@ -431,6 +440,19 @@ static void handle_api(web_call *c)
                         req->own_origin ? req->own_origin : "?");
         return;
     }
+    int login = is_post && strcmp(route, "login") == 0;
+    if (is_post && parse_body(c))
+        return;
+    if (login) {
+        const char *key = json_get_str(c->body, "key");
+        if (!key || !*key || strlen(key) > 256) {
+            web_reply_error(c->res, 400, "invalid", "the body must be {\"key\": \"dbmcp_…\"}");
+            return;
+        }
+        key_resolve(c, key);
+    } else if (bearer(req)) {
+        key_resolve(c, bearer(req));
+    }
     dbmcp_error err;
     dbmcp_error_clear(&err);
     c->db = mcp_server_catalog_acquire(c->srv, &err);
@@ -439,18 +461,12 @@ static void handle_api(web_call *c)
                         err.public_message);
         return;
     }
-    if (is_post && strcmp(route, "login") == 0) {
-        if (!parse_body(c))
-            api_login(c);
-    } else if (is_get && strcmp(route, "session") == 0) {
+    if (login)
+        api_login(c);
+    else if (is_get && strcmp(route, "session") == 0)
         api_session(c);
-    } else if (!authorize(c, is_post) && (is_get || !parse_body(c))) {
-        if (is_get)
-            route_get(c, route);
-        else
-            route_post(c, route);
-    }
-    json_decref(c->body);
+    else if (!authorize(c, is_post))
+        (is_get ? route_get : route_post)(c, route);
     mcp_server_catalog_release(c->srv, c->db);
 }
 
@@ -502,4 +518,6 @@ void web_console_handle(mcp_server *srv, const web_request *req, web_response *r
     c.req = req;
     c.res = res;
     handle_api(&c);
+    json_decref(c.body);
+    sodium_memzero(&c.key_id, sizeof c.key_id);
 }

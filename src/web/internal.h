@@ -29,6 +29,13 @@ typedef struct web_call {
     store *db;
     web_caller who;
     json_t *body; /* the parsed JSON body of a POST (object), or NULL */
+    /* An API key the request presents (bearer header, or the login body),
+     * checked before db is taken: the check needs a pooled connection of
+     * its own, and holding one while waiting for another could exhaust the
+     * pool. */
+    int has_key;         /* a key was presented */
+    int key_rc;          /* 0 when it is valid (mcp_server_authenticate) */
+    mcp_identity key_id; /* its identity when valid */
 } web_call;
 
 /* Answer with a JSON value (stolen). */

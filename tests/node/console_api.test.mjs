@@ -155,6 +155,23 @@ describe('console API: who gets in', () => {
     });
 });
 
+describe('console API: under load', () => {
+    test('48 concurrent key-authenticated requests (admin and client keys) are all answered', async (t) => {
+        const { admin, client, srv } = await setup(t);
+        const calls = [];
+        for (let i = 0; i < 48; i++) {
+            const key = i % 4 === 3 ? client.key : admin.key;
+            calls.push(req(srv, 'keys', { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status));
+        }
+        const statuses = await Promise.all(calls);
+        assert.deepEqual(
+            statuses.filter((s, i) => s !== (i % 4 === 3 ? 403 : 200)),
+            [],
+            `statuses: ${statuses.join(' ')}`,
+        );
+    });
+});
+
 describe('console API: changes need the CSRF token and the console origin', () => {
     test('missing or wrong X-CSRF-Token: 403 and nothing changes; the right one: the change is made', async (t) => {
         const { db, admin, srv } = await setup(t);

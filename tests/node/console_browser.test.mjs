@@ -139,6 +139,15 @@ test('the console in Chromium: log in, disable a tool, revoke a key, find the ca
     assert.ok(!names.includes('echo'), `the client still sees echo: ${names}`);
     await shot(page, '03-catalog-echo-disabled');
 
+    // The other catalog pages: text only, labelled, no errors.
+    for (const [kind, key] of [['prompts', null], ['resources', null], ['templates', null], ['interfaces', 'default']]) {
+        await page.getByRole('link', { name: kind[0].toUpperCase() + kind.slice(1), exact: true }).click();
+        await page.locator('tbody tr').first().waitFor();
+        if (key) await page.locator(`tr[data-key="${key}"]`).waitFor();
+        await assertInert(page, `catalog ${kind}`);
+        await shot(page, `03-catalog-${kind}`);
+    }
+
     // Keys: revoke the agent's key; its next request is refused with 401.
     await page.getByRole('link', { name: 'Keys' }).click();
     const keyRow = page.locator(`tr[data-key="${agent.id}"]`);

@@ -11,6 +11,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${DBMCP_BIN:-$root/build/dbmcp}"
 [ -x "$bin" ] || { echo "console-tests: $bin not built: run make" >&2; exit 1; }
+bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" # the suite runs in tests/node
 command -v node >/dev/null 2>&1 || { echo "console-tests: node is required" >&2; exit 1; }
 
 cd "$root/tests/node"

@@ -6,8 +6,11 @@
 // Runs on SQLite, or on PostgreSQL with DBMCP_TEST_PG (tests/cli/lib/db.mjs).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
-import { binExists, cli, createKey, httpServer, rawRequest, sql, sqlRows, tempDb } from './lib/dbmcp.mjs';
+import { ROOT, binExists, cli, createKey, httpServer, rawRequest, sql, sqlRows, tempDb } from './lib/dbmcp.mjs';
 
 const API = '/admin/api/v1/';
 
@@ -292,5 +295,27 @@ describe('console API: changes are audited and use the CLI path', () => {
         assert.deepEqual(one.json.items[0].change.after, { interfaces: [] });
         const badStatus = await req(srv, 'audit?status=maybe', { headers: { Cookie: s.cookie } });
         assert.equal(badStatus.status, 400);
+    });
+});
+
+describe('docs/console.md', () => {
+    test('the curl examples for scripts run as shown', async (t) => {
+        const { admin, srv } = await setup(t);
+        const doc = readFileSync(path.join(ROOT, 'docs', 'console.md'), 'utf8');
+        const commands = doc
+            .replace(/\\\n\s*/g, ' ')
+            .split('\n')
+            .filter((l) => /^curl -s '?http:\/\/127\.0\.0\.1:8080\/admin\/api\/v1\//.test(l));
+        assert.equal(commands.length, 2, `curl examples found: ${commands.join('\n')}`);
+        for (const c of commands) {
+            const r = spawnSync('bash', ['-c', c.replaceAll('127.0.0.1:8080', `127.0.0.1:${srv.port}`)], {
+                encoding: 'utf8',
+                env: { ...process.env, ADMIN_KEY: admin.key },
+                timeout: 30000,
+            });
+            assert.equal(r.status, 0, `${c}: ${r.stderr}`);
+            const out = JSON.parse(r.stdout);
+            assert.ok(!out.error, `${c}: ${r.stdout}`);
+        }
     });
 });

@@ -154,6 +154,20 @@ test('the console in Chromium: log in, disable a tool, revoke a key, find the ca
     await keyRow.waitFor();
     await assertInert(page, 'keys');
     await shot(page, '04-keys');
+    // Create a key in the form: its secret is shown once, as text.
+    await page.getByLabel('Principal').fill('<b>new</b> principal');
+    await page.getByLabel('Description').fill('made in the console test');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.locator('#created-key').innerText()).trim();
+    assert.match(secret, /^dbmcp_[a-z0-9]{12}_[a-z0-9]{40}$/, `shown key: ${secret}`);
+    const newId = secret.split('_')[1];
+    await page.locator(`tr[data-key="${newId}"]`).waitFor();
+    assert.ok((await page.locator(`tr[data-key="${newId}"]`).innerText()).includes('<b>new</b> principal'));
+    await shot(page, '04-keys-created');
+    await page.getByRole('button', { name: 'Done' }).click();
+    assert.equal(await page.locator('#created-key').count(), 0, 'the secret stays on the page');
+    assert.ok(!(await page.content()).includes(secret.split('_')[2]), 'the secret is still in the page');
+    await assertInert(page, 'keys after create');
     await page.getByRole('button', { name: `Revoke ${agent.id}` }).click();
     await page.getByRole('button', { name: `Confirm revoke ${agent.id}` }).click();
     await keyRow.locator('td.off').waitFor();

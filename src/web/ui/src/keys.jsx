@@ -23,6 +23,7 @@ export function Keys() {
     setError('');
     try {
       setCreated(await post('keys', form));
+      setForm({ ...form, principal: '', description: '', admin: false });
       await load();
     } catch (err) {
       setError(err.message);

@@ -60,7 +60,7 @@ static int run_keys_create(cli_args *a)
 
 static const cli_flag_spec keys_create_flags[] = {
     DB_FLAG,
-    {"interface", "NAME", "interface the key may use (required)"},
+    {"interface", "NAME", "interface the key may use (required unless --admin: default)"},
     {"user", "USER", "user scope (default: the principal)"},
     {"agent", "AGENT", "agent scope (default: any agent of the user)"},
     {"principal", "NAME", "principal name for audit (default: the user, else the interface)"},
@@ -72,7 +72,7 @@ static const cli_flag_spec keys_create_flags[] = {
 const cli_command cli_cmd_keys_create = {
     "keys create",
     "Create an API key for HTTP clients (printed once)",
-    "--interface NAME [--user U] [--agent A] [--principal P] [--admin] [--db PATH]",
+    "(--interface NAME | --admin) [--user U] [--agent A] [--principal P] [--db PATH]",
     "The key is dbmcp_<id>_<secret>. Its interface and user/agent scope apply to everything\n"
     "done with it. Only a BLAKE2b hash of the secret is stored. An --admin key (interface\n"
     "'default' and principal 'admin' unless given) also logs in to the admin console at\n"

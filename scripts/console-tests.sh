@@ -4,8 +4,9 @@
 # and the end-to-end suite in a real Chromium (console_browser.test.mjs:
 # Debian's chromium driven by playwright-core; screenshots in
 # build/console/). Builds nothing: run `make` first. Extra arguments go to
-# `node --test`. With DBMCP_TEST_PG (scripts/test.sh's pg_stage) every
-# database is made on that PostgreSQL server. Exit code: node's.
+# `node --test`; the two files run side by side (each test has its own
+# database and server). With DBMCP_TEST_PG (scripts/test.sh's pg_stage)
+# every database is made on that PostgreSQL server. Exit code: node's.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,4 +22,4 @@ flock . sh -c '[ -d node_modules/@modelcontextprotocol/sdk ] && [ -d node_module
 export DBMCP_BIN="$bin"
 files=(console_api.test.mjs)
 [ -f console_browser.test.mjs ] && files+=(console_browser.test.mjs)
-exec node --test --test-reporter=spec --test-concurrency=1 "$@" "${files[@]}"
+exec node --test --test-reporter=spec --test-concurrency=2 "$@" "${files[@]}"

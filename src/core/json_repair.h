@@ -34,11 +34,11 @@
  *     value. Inside prose (text before it) an array is taken only when its
  *     first element is an object, array or string, so "error [429]" is not
  *     JSON. Text that starts with '{' and does not repair is refused: the
- *     objects inside it are not searched ({"a": "x"{"a": "y"} is no "y"). Further values after it (concatenated, one per line, after ','
- *     or ';'; arrays under the same rule) are several values: a copy of the
- *     value before is a duplicated delta and dropped; then, with
- *     opt->several_values (the caller expects parallel tool calls), more
- *     than one value gives an array of them, and without it an error
+ *     objects inside it are not searched ({"a": "x"{"a": "y"} is no "y"). Further values after it
+ * (concatenated, one per line, after ',' or ';'; arrays under the same rule) are several values: a
+ * copy of the value before is a duplicated delta and dropped; then, with opt->several_values (the
+ * caller expects parallel tool calls), more than one value gives an array of them, and without it
+ * an error
  *     ("several JSON values (3) where one was expected"), never the first
  *     value alone. Other text after the value is dropped and logged.
  * Repairs: truncation (cut-off strings, arrays and objects are closed, a

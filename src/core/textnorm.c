@@ -468,6 +468,20 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+/* Nonzero when the 3-byte UTF-8 character at s (valid, one code point)
+ * is one that NFKC_Casefold leaves unchanged and that a CJK run may hold:
+ * the unified Han ideographs of the BMP and extension A, the hiragana and
+ * katakana letters (those with a voicing mark recompose to themselves).
+ * tests/unit/test_textnorm.c checks every one of them against utf8proc.
+ * The fast path of cjk_chars: most Chinese and Japanese text is these. */
+static int cjk_folds_to_itself(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    int32_t cp = ((int32_t)(u[0] & 0x0F) << 12) | ((int32_t)(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
+    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+           (cp >= 0x3041 && cp <= 0x3096) || (cp >= 0x30A1 && cp <= 0x30FA);
+}
+
 /* Split a CJK/Hangul run into normalised characters (t->chars); returns
  * the count in *count. */
 static int cjk_chars(tokenizer *t, const run *r, size_t *count)
@@ -484,15 +498,21 @@ static int cjk_chars(tokenizer *t, const run *r, size_t *count)
             i += len;
         }
         size_t flen;
-        int rc = fold_bytes(&t->buf, t->text + start, i - start, &flen);
-        if (rc)
-            return rc;
+        const char *folded = t->text + start;
+        if (i - start != 3 || !cjk_folds_to_itself(folded)) {
+            int rc = fold_bytes(&t->buf, t->text + start, i - start, &flen);
+            if (rc)
+                return rc;
+            folded = (const char *)t->buf.cp;
+        } else {
+            flen = 3;
+        }
         if (!flen)
             continue;
         if (grow((void **)&t->chars, &t->chars_cap, nchars + 1, sizeof *t->chars) ||
             grow((void **)&t->fold, &t->fold_cap, fold_used + flen, 1))
             return DBMCP_ENOMEM;
-        memcpy(t->fold + fold_used, t->buf.cp, flen);
+        memcpy(t->fold + fold_used, folded, flen);
         t->chars[nchars++] = (cjk_char){start, i, fold_used, flen};
         fold_used += flen;
     }

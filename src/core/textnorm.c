@@ -39,7 +39,8 @@ static const struct {
 /* One remembered word: what emit_word found for it. Words repeat (Zipf),
  * and Snowball is the largest cost of tokenising after folding, so each
  * text_stemmers keeps the stems of the words it saw last, one slot per
- * hash value; a slot is overwritten by the next word that hashes there. */
+ * hash value (once it has stemmed STEM_SLOTS_AFTER words); a slot is overwritten by the next word
+ * that hashes there. */
 typedef struct stem_slot {
     unsigned char word_len;                  /* 0: empty slot */
     unsigned char n;                         /* distinct stems */
@@ -48,12 +49,16 @@ typedef struct stem_slot {
     char word[TOKEN_MAX_BYTES];              /* the folded word */
     char stem[N_LANGUAGES][TOKEN_MAX_BYTES]; /* its distinct stems */
 } stem_slot;
-#define STEM_SLOTS 2048 /* a power of two */
+#define STEM_SLOTS 1024 /* a power of two */
 
 struct text_stemmers {
     struct sb_stemmer *stemmer[N_LANGUAGES]; /* NULL for languages not asked for */
-    stem_slot *slots;                        /* STEM_SLOTS, owned; NULL: no cache */
+    stem_slot *slots;                        /* STEM_SLOTS, owned; NULL: not (yet) */
+    size_t words;                            /* stemmed without slots so far */
 };
+/* Words stemmed before the slots are allocated: a short text (a query, a
+ * memory item) never pays for them. */
+#define STEM_SLOTS_AFTER 256
 
 /* A growable UTF-32 work buffer (reused across words of one call). */
 typedef struct norm_buf {
@@ -321,7 +326,6 @@ text_stemmers *text_stemmers_new(int langs)
     text_stemmers *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->slots = calloc(STEM_SLOTS, sizeof *s->slots); /* NULL: works uncached */
     for (size_t i = 0; i < N_LANGUAGES; i++) {
         if (!(langs & LANGUAGES[i].bit))
             continue;
@@ -425,11 +429,14 @@ static int emit_word(tokenizer *t, const char *word, size_t len, size_t start, s
 {
     if (!t->stemmers || len == 0)
         return t->fn(t->ctx, word, len, start, end, 0);
+    text_stemmers *s = t->stemmers;
+    if (!s->slots && ++s->words > STEM_SLOTS_AFTER)
+        s->slots = calloc(STEM_SLOTS, sizeof *s->slots); /* NULL: stays uncached */
     stem_slot local, *slot = &local;
-    if (t->stemmers->slots)
-        slot = &t->stemmers->slots[slot_of(word, len)];
+    if (s->slots)
+        slot = &s->slots[slot_of(word, len)];
     if (slot == &local || slot->word_len != len || memcmp(slot->word, word, len) != 0) {
-        int rc = stem_word(t->stemmers, word, len, slot);
+        int rc = stem_word(s, word, len, slot);
         if (rc)
             return rc;
     }

@@ -356,9 +356,9 @@ static int write_document(store *db, const ingest_options *o, const prepared *p,
         if (!rc)
             rc = docs_vector_put(w, cid, p->model, p->dim, p->vectors + i * (size_t)p->dim, err);
     }
-    docs_chunk_writer_close(w);
     if (!rc && p->chunks.count)
-        rc = docs_document_index(db, id, err);
+        rc = docs_chunk_writer_index(w, p->ex.text, p->ex.len, err);
+    docs_chunk_writer_close(w);
     if (!rc && p->chunks.count)
         rc = docs_collection_set_model(db, o->collection, p->model, p->dim, err);
     if (!rc)

@@ -8,10 +8,12 @@
  * row, data version) in store_begin/store_commit, so a failure at any
  * point leaves the collection as it was.
  *
- * The full-text table is contentless: docs_document_index adds the FTS
- * rows of a document's chunks and docs_document_clear deletes them with
- * the values they were indexed with; no trigger does it behind the
- * caller's back.
+ * A document's text is stored once, in dbmcp_documents.content; a chunk
+ * is a byte range of it (schema 0009_text_once.sql). The full-text table
+ * is contentless: docs_chunk_writer_index adds the FTS rows of a
+ * document's chunks from the text ingestion holds, and docs_document_clear
+ * deletes them with the values they were indexed with; no trigger does it
+ * behind the caller's back.
  *
  * Ownership: structs filled here own their strings; release them with the
  * matching _free. Row callbacks get values valid during the call only.
@@ -94,15 +96,19 @@ typedef struct doc_chunk_writer doc_chunk_writer;
  * only. */
 int docs_chunk_writer_open(store *db, const char *title, doc_chunk_writer **out, dbmcp_error *err);
 void docs_chunk_writer_close(doc_chunk_writer *w);
-/* Insert chunk seq (1-based) of document doc (no FTS row yet: see
- * docs_document_index) with its fts_length, the token positions the index
- * will hold for it (text, heading, title). *chunk_id gets the row id. */
+/* Insert chunk seq (1-based) of document doc: bytes [start, end) of its
+ * content, text[0..text_len) (no FTS row yet: see docs_chunk_writer_index)
+ * with its fts_length, the token positions the index will hold for it
+ * (text, heading, title). The row holds the range, not the text: the
+ * document's content is the one copy. *chunk_id gets the row id. */
 int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, size_t end,
                       const char *heading, int tokens, const char *text, size_t text_len,
                       int64_t *chunk_id, dbmcp_error *err);
-/* Add the FTS rows of every chunk of document doc (text, heading and the
- * document's title), in one statement; call once after its chunks. */
-int docs_document_index(store *db, int64_t doc, dbmcp_error *err);
+/* Add the FTS rows of every chunk inserted through w (its text, a range of
+ * content[0..content_len), the document's content; its heading; the
+ * title w was opened with); call once, after the chunks. */
+int docs_chunk_writer_index(doc_chunk_writer *w, const char *content, size_t content_len,
+                            dbmcp_error *err);
 /* Store (or replace) the vector of a chunk for model (dim floats). */
 int docs_vector_put(doc_chunk_writer *w, int64_t chunk_id, const char *model, int dim,
                     const float *vec, dbmcp_error *err);
@@ -110,7 +116,8 @@ int docs_vector_put(doc_chunk_writer *w, int64_t chunk_id, const char *model, in
 int docs_vectors_drop_other_models(store *db, const char *collection, const char *keep,
                                    dbmcp_error *err);
 /* Call fn(ctx, chunk_id, document title, heading (may be NULL), text) for
- * every chunk of the collection, in id order. fn returns nonzero to stop
+ * every chunk of the collection, document by document (ascending ids),
+ * each document's chunks in id order. fn returns nonzero to stop
  * (that value is returned). */
 int docs_chunks_each(store *db, const char *collection,
                      int (*fn)(void *ctx, int64_t chunk_id, const char *title, const char *heading,

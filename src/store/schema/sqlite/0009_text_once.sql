@@ -16,7 +16,10 @@
 --    columns, same primary key, same index.
 
 CREATE TEMP TABLE dbmcp_0009_check (
-    chunks_not_their_range INTEGER CHECK (chunks_not_their_range = 0)
+    chunks_not_their_range INTEGER,
+    -- the name is the message: "CHECK constraint failed: <name>"
+    CONSTRAINT "a chunk's text is not the range of its document it points to; dbmcp_chunks.text is kept (nothing changed)"
+        CHECK (chunks_not_their_range = 0)
 );
 INSERT INTO dbmcp_0009_check
 SELECT count(*) FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id

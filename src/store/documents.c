@@ -190,9 +190,17 @@ static int step_reset(store_stmt *st, int64_t *returned, dbmcp_error *err);
 /* A chunk's place in its document, as the index needs it. */
 typedef struct chunk_place {
     int64_t id;
+    size_t doc;        /* index of its document in the caller's chunk_doc array */
     size_t start, end; /* bytes of the document's content */
     char *heading;     /* owned; NULL when none */
 } chunk_place;
+
+/* A document whose chunks are indexed: its title and its content. */
+typedef struct chunk_doc {
+    char *title;         /* owned */
+    const char *content; /* the caller's; content_len bytes */
+    size_t content_len;
+} chunk_doc;
 
 static void places_free(chunk_place *p, size_t n)
 {
@@ -201,8 +209,8 @@ static void places_free(chunk_place *p, size_t n)
     free(p);
 }
 
-static int places_add(chunk_place **p, size_t *n, size_t *cap, int64_t id, size_t start, size_t end,
-                      const char *heading)
+static int places_add(chunk_place **p, size_t *n, size_t *cap, int64_t id, size_t doc, size_t start,
+                      size_t end, const char *heading)
 {
     if (*n == *cap) {
         size_t c = *cap ? *cap * 2 : 64;
@@ -215,14 +223,14 @@ static int places_add(chunk_place **p, size_t *n, size_t *cap, int64_t id, size_
     char *h = heading ? strdup(heading) : NULL;
     if (heading && !h)
         return DBMCP_ENOMEM;
-    (*p)[(*n)++] = (chunk_place){id, start, end, h};
+    (*p)[(*n)++] = (chunk_place){id, doc, start, end, h};
     return 0;
 }
 
 /* Run fragment id (SQLite's chunk index or unindex) once per chunk with
- * its text (a range of content), heading and the title. */
-static int fts_rows(store *db, dialect_fragment id, const char *content, size_t content_len,
-                    const char *title, const chunk_place *p, size_t n, dbmcp_error *err)
+ * its text (a range of its document's content), heading and title. */
+static int fts_rows(store *db, dialect_fragment id, const chunk_doc *docs, const chunk_place *p,
+                    size_t n, dbmcp_error *err)
 {
     char sql[512];
     store_stmt *st;
@@ -232,7 +240,8 @@ static int fts_rows(store *db, dialect_fragment id, const char *content, size_t 
     char *text = NULL;
     size_t cap = 0;
     for (size_t i = 0; !rc && i < n; i++) {
-        assert(p[i].start <= p[i].end && p[i].end <= content_len);
+        const chunk_doc *d = &docs[p[i].doc];
+        assert(p[i].start <= p[i].end && p[i].end <= d->content_len);
         size_t len = p[i].end - p[i].start;
         if (len + 1 > cap) {
             char *g = realloc(text, len + 1);
@@ -243,12 +252,12 @@ static int fts_rows(store *db, dialect_fragment id, const char *content, size_t 
             text = g;
             cap = len + 1;
         }
-        memcpy(text, content + p[i].start, len);
+        memcpy(text, d->content + p[i].start, len);
         text[len] = '\0';
         store_bind_int(st, ":id", p[i].id);
         store_bind_text(st, ":x", text);
         store_bind_text(st, ":h", p[i].heading);
-        store_bind_text(st, ":t", title);
+        store_bind_text(st, ":t", d->title);
         rc = step_reset(st, NULL, err);
     }
     free(text);
@@ -296,7 +305,7 @@ static int fts_unindex_sqlite(store *db, int64_t id, dbmcp_error *err)
                                      (long long)store_column_int(st, 0));
                 break;
             }
-            if (places_add(&places, &n, &cap, store_column_int(st, 0), (size_t)s, (size_t)e,
+            if (places_add(&places, &n, &cap, store_column_int(st, 0), 0, (size_t)s, (size_t)e,
                            store_column_text(st, 3))) {
                 rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
                 break;
@@ -305,8 +314,9 @@ static int fts_unindex_sqlite(store *db, int64_t id, dbmcp_error *err)
         store_finalize(st);
         rc = rc == STORE_DONE ? 0 : rc;
     }
+    chunk_doc doc = {title, content, content_len};
     if (!rc && n)
-        rc = fts_rows(db, DIALECT_CHUNKS_FTS_UNINDEX, content, content_len, title, places, n, err);
+        rc = fts_rows(db, DIALECT_CHUNKS_FTS_UNINDEX, &doc, places, n, err);
     places_free(places, n);
     free(title);
     free(content);
@@ -383,28 +393,22 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
 
 struct doc_chunk_writer {
     store *db;
-    store_stmt *chunk;    /* INSERT INTO dbmcp_chunks … RETURNING id */
-    store_stmt *vec;      /* INSERT INTO dbmcp_chunk_vectors … ON CONFLICT DO UPDATE */
-    char *title;          /* owned copy; NULL for a writer of vectors only */
-    int64_t title_length; /* token positions of the document's title */
+    store_stmt *chunk; /* INSERT INTO dbmcp_chunks … RETURNING id */
+    store_stmt *vec;   /* INSERT INTO dbmcp_chunk_vectors … ON CONFLICT DO UPDATE */
+    chunk_doc *docs;   /* the documents given, the current one last */
+    size_t n_docs, cap_docs;
+    int64_t title_length; /* token positions of the current document's title */
     chunk_place *placed;  /* the chunks inserted, for docs_chunk_writer_index */
     size_t n_placed, cap_placed;
 };
 
-int docs_chunk_writer_open(store *db, const char *title, doc_chunk_writer **out, dbmcp_error *err)
+int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err)
 {
     *out = NULL;
     doc_chunk_writer *w = calloc(1, sizeof *w);
     if (!w)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     w->db = db;
-    w->title = title ? strdup(title) : NULL;
-    w->title_length = title ? text_token_count(title, strlen(title)) : 0;
-    if (w->title_length < 0 || (title && !w->title)) {
-        free(w->title);
-        free(w);
-        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    }
     int rc = store_prepare(db,
                            "INSERT INTO dbmcp_chunks (document_id, seq, start_byte, end_byte,"
                            " heading, tokens, fts_length)"
@@ -424,6 +428,28 @@ int docs_chunk_writer_open(store *db, const char *title, doc_chunk_writer **out,
     return 0;
 }
 
+int docs_chunk_writer_document(doc_chunk_writer *w, const char *title, const char *content,
+                               size_t content_len, dbmcp_error *err)
+{
+    if (w->n_docs == w->cap_docs) {
+        size_t c = w->cap_docs ? w->cap_docs * 2 : 16;
+        chunk_doc *g = realloc(w->docs, c * sizeof *g);
+        if (!g)
+            return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+        w->docs = g;
+        w->cap_docs = c;
+    }
+    char *t = strdup(title);
+    int64_t length = t ? text_token_count(title, strlen(title)) : -1;
+    if (length < 0) {
+        free(t);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    w->docs[w->n_docs++] = (chunk_doc){t, content, content_len};
+    w->title_length = length;
+    return 0;
+}
+
 void docs_chunk_writer_close(doc_chunk_writer *w)
 {
     if (!w)
@@ -431,7 +457,9 @@ void docs_chunk_writer_close(doc_chunk_writer *w)
     store_finalize(w->chunk);
     store_finalize(w->vec);
     places_free(w->placed, w->n_placed);
-    free(w->title);
+    for (size_t i = 0; i < w->n_docs; i++)
+        free(w->docs[i].title);
+    free(w->docs);
     free(w);
 }
 
@@ -452,7 +480,8 @@ int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, s
                       const char *heading, int tokens, const char *text, size_t text_len,
                       int64_t *chunk_id, dbmcp_error *err)
 {
-    assert(end >= start && end - start == text_len);
+    assert(w->n_docs > 0 && end >= start && end - start == text_len);
+    assert(end <= w->docs[w->n_docs - 1].content_len);
     /* The length BM25 sees: what DIALECT_CHUNKS_FTS_INDEX indexes. */
     int64_t text_length = text_token_count(text, text_len);
     int64_t heading_length = heading ? text_token_count(heading, strlen(heading)) : 0;
@@ -467,48 +496,61 @@ int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, s
     store_bind_int(w->chunk, ":len", text_length + heading_length + w->title_length);
     int64_t id = 0;
     int rc = step_reset(w->chunk, &id, err);
-    if (!rc && places_add(&w->placed, &w->n_placed, &w->cap_placed, id, start, end, heading))
+    if (!rc && places_add(&w->placed, &w->n_placed, &w->cap_placed, id, w->n_docs - 1, start, end,
+                          heading))
         rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     if (!rc)
         *chunk_id = id;
     return rc;
 }
 
-int docs_chunk_writer_index(doc_chunk_writer *w, const char *content, size_t content_len,
-                            dbmcp_error *err)
+/* PostgreSQL: index the n chunks p of document doc of w. */
+static int pg_index_document(doc_chunk_writer *w, size_t doc, const chunk_place *p, size_t n,
+                             dbmcp_error *err)
 {
-    if (!w->n_placed)
-        return 0;
-    if (!pg_fts_applies(w->db))
-        /* One statement run per chunk, after all of them: a single-row
-         * insert needs no statement savepoint, at which FTS5 would flush
-         * its pending terms into a new segment. */
-        return fts_rows(w->db, DIALECT_CHUNKS_FTS_INDEX, content, content_len, w->title, w->placed,
-                        w->n_placed, err);
-    /* PostgreSQL: the tokens computed in C (store/pg_fts.c). */
-    size_t n = w->n_placed;
+    const chunk_doc *d = &w->docs[doc];
     int64_t *ids = malloc(n * sizeof *ids);
     char **texts = calloc(n, sizeof *texts);
     const char **headings = malloc(n * sizeof *headings);
     int rc = ids && texts && headings ? 0 : DBMCP_ENOMEM;
     for (size_t i = 0; !rc && i < n; i++) {
-        const chunk_place *p = &w->placed[i];
-        assert(p->end <= content_len);
-        ids[i] = p->id;
-        headings[i] = p->heading;
-        texts[i] = strndup(content + p->start, p->end - p->start);
+        assert(p[i].doc == doc && p[i].end <= d->content_len);
+        ids[i] = p[i].id;
+        headings[i] = p[i].heading;
+        texts[i] = strndup(d->content + p[i].start, p[i].end - p[i].start);
         rc = texts[i] ? 0 : DBMCP_ENOMEM;
     }
     if (rc)
         rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     else
         rc =
-            pg_fts_index_chunks(w->db, n, ids, (const char *const *)texts, headings, w->title, err);
+            pg_fts_index_chunks(w->db, n, ids, (const char *const *)texts, headings, d->title, err);
     for (size_t i = 0; texts && i < n; i++)
         free(texts[i]);
     free(texts);
     free(ids);
     free(headings);
+    return rc;
+}
+
+int docs_chunk_writer_index(doc_chunk_writer *w, dbmcp_error *err)
+{
+    if (!w->n_placed)
+        return 0;
+    if (!pg_fts_applies(w->db))
+        /* One statement run per chunk, after all the other writes: a
+         * single-row insert needs no statement savepoint, at which FTS5
+         * would flush its pending terms into a new segment. */
+        return fts_rows(w->db, DIALECT_CHUNKS_FTS_INDEX, w->docs, w->placed, w->n_placed, err);
+    /* PostgreSQL: the tokens computed in C (store/pg_fts.c), a document at
+     * a time (its chunks are consecutive). */
+    int rc = 0;
+    for (size_t first = 0, next; !rc && first < w->n_placed; first = next) {
+        size_t doc = w->placed[first].doc;
+        for (next = first; next < w->n_placed && w->placed[next].doc == doc; next++)
+            ;
+        rc = pg_index_document(w, doc, w->placed + first, next - first, err);
+    }
     return rc;
 }
 
@@ -611,7 +653,7 @@ static int document_chunks_each(store *db, int64_t doc,
                 rc = dbmcp_error_set(err, DBMCP_ESTORE,
                                      "chunk %lld points outside its document's text",
                                      (long long)store_column_int(st, 0));
-            else if (places_add(&places, &n, &cap, store_column_int(st, 0), (size_t)s, (size_t)e,
+            else if (places_add(&places, &n, &cap, store_column_int(st, 0), 0, (size_t)s, (size_t)e,
                                 store_column_text(st, 3)))
                 rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
             if (rc < 0)

@@ -87,28 +87,33 @@ int docs_document_clear(store *db, int64_t id, dbmcp_error *err);
  * (its id is kept). *id gets the row id. */
 int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *err);
 
-/* Writes many chunks and vectors with two prepared statements instead of
- * preparing them per chunk. */
+/* Writes the chunks and vectors of many documents with two prepared
+ * statements instead of preparing them per chunk, and their FTS rows all
+ * at the end (FTS5 then builds a few large segments, not one per
+ * document). */
 typedef struct doc_chunk_writer doc_chunk_writer;
 
-/* title: the title of the document whose chunks it inserts (indexed with
- * each chunk, so counted in its fts_length); NULL when it writes vectors
- * only. */
-int docs_chunk_writer_open(store *db, const char *title, doc_chunk_writer **out, dbmcp_error *err);
+int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err);
+/* Finalize; chunks not yet indexed stay unindexed. NULL is a no-op. */
 void docs_chunk_writer_close(doc_chunk_writer *w);
-/* Insert chunk seq (1-based) of document doc: bytes [start, end) of its
- * content, text[0..text_len) (no FTS row yet: see docs_chunk_writer_index)
- * with its fts_length, the token positions the index will hold for it
- * (text, heading, title). The row holds the range, not the text: the
- * document's content is the one copy. *chunk_id gets the row id. */
+/* The chunks inserted next belong to a document with this title (indexed
+ * with each chunk, so counted in its fts_length) and this content, which
+ * the caller keeps valid and unchanged until docs_chunk_writer_index. */
+int docs_chunk_writer_document(doc_chunk_writer *w, const char *title, const char *content,
+                               size_t content_len, dbmcp_error *err);
+/* Insert chunk seq (1-based) of document doc, the current document of w:
+ * bytes [start, end) of its content, text[0..text_len) (no FTS row yet:
+ * see docs_chunk_writer_index) with its fts_length, the token positions
+ * the index will hold for it (text, heading, title). The row holds the
+ * range, not the text: the document's content is the one copy. *chunk_id
+ * gets the row id. */
 int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, size_t end,
                       const char *heading, int tokens, const char *text, size_t text_len,
                       int64_t *chunk_id, dbmcp_error *err);
 /* Add the FTS rows of every chunk inserted through w (its text, a range of
- * content[0..content_len), the document's content; its heading; the
- * title w was opened with); call once, after the chunks. */
-int docs_chunk_writer_index(doc_chunk_writer *w, const char *content, size_t content_len,
-                            dbmcp_error *err);
+ * its document's content; its heading; its document's title); call once,
+ * after the chunks of every document. */
+int docs_chunk_writer_index(doc_chunk_writer *w, dbmcp_error *err);
 /* Store (or replace) the vector of a chunk for model (dim floats). */
 int docs_vector_put(doc_chunk_writer *w, int64_t chunk_id, const char *model, int dim,
                     const float *vec, dbmcp_error *err);

@@ -327,7 +327,7 @@ static int write_document(store *db, const ingest_options *o, const prepared *p,
     int64_t existing = 0;
     char *hash = NULL;
     /* Read again inside the transaction: the row may have changed since prepare. */
-    int rc = docs_document_find(db, o->collection, p->slug, &existing, &hash, err);
+    int rc = docs_chunk_writer_find(w, o->collection, p->slug, &existing, &hash, err);
     free(hash);
     if (!rc && existing)
         rc = docs_document_clear(db, existing, err);
@@ -344,7 +344,7 @@ static int write_document(store *db, const ingest_options *o, const prepared *p,
                     (int64_t)p->source_bytes};
     int64_t id = 0;
     if (!rc)
-        rc = docs_document_put(db, &d, &id, err);
+        rc = docs_chunk_writer_put_document(w, &d, &id, err);
     if (!rc && p->chunks.count)
         rc = docs_chunk_writer_document(w, p->title, p->ex.text, p->ex.len, err);
     for (size_t i = 0; !rc && i < p->chunks.count; i++) {
@@ -361,8 +361,9 @@ static int write_document(store *db, const ingest_options *o, const prepared *p,
         char *text = resource_text(p, o->resource_cap ? o->resource_cap : RESOURCE_CAP_DEFAULT);
         char *desc = resource_description(p, o->collection);
         rc = text && desc
-                 ? docs_resource_put(db, p->uri, name, p->title, desc,
-                                     p->ex.markdown ? "text/markdown" : "text/plain", text, err)
+                 ? docs_chunk_writer_put_resource(w, p->uri, name, p->title, desc,
+                                                  p->ex.markdown ? "text/markdown" : "text/plain",
+                                                  text, err)
                  : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
         free(text);
         free(desc);

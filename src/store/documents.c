@@ -162,30 +162,48 @@ int docs_collection_set_chunking(store *db, const char *name, const char *strate
 
 /* --- documents -------------------------------------------------------------- */
 
-int docs_document_find(store *db, const char *collection, const char *slug, int64_t *id,
-                       char **hash, dbmcp_error *err)
+static int step_reset(store_stmt *st, int64_t *returned, dbmcp_error *err);
+
+/* Prepare sql into *slot unless it holds a statement already: the writer
+ * of a run keeps its statements in slots, a single call passes a slot of
+ * its own and finalizes it. */
+static int slot_prepare(store *db, store_stmt **slot, const char *sql, dbmcp_error *err)
+{
+    return *slot ? 0 : store_prepare(db, sql, slot, err);
+}
+
+static int document_find(store *db, store_stmt **slot, const char *collection, const char *slug,
+                         int64_t *id, char **hash, dbmcp_error *err)
 {
     *id = 0;
     *hash = NULL;
-    store_stmt *st;
-    int rc = store_prepare(db,
-                           "SELECT id, content_hash FROM dbmcp_documents"
-                           " WHERE collection = :c AND slug = :s",
-                           &st, err);
+    int rc = slot_prepare(db, slot,
+                          "SELECT id, content_hash FROM dbmcp_documents"
+                          " WHERE collection = :c AND slug = :s",
+                          err);
     if (rc)
         return rc;
+    store_stmt *st = *slot;
     store_bind_text(st, ":c", collection);
     store_bind_text(st, ":s", slug);
     rc = store_step(st, err);
     if (rc == STORE_ROW) {
         *id = store_column_int(st, 0);
         *hash = registry_col_strdup(st, 1);
+        rc = *hash ? 0 : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
-    store_finalize(st);
+    store_reset(st);
     return rc < 0 ? rc : 0;
 }
 
-static int step_reset(store_stmt *st, int64_t *returned, dbmcp_error *err);
+int docs_document_find(store *db, const char *collection, const char *slug, int64_t *id,
+                       char **hash, dbmcp_error *err)
+{
+    store_stmt *st = NULL;
+    int rc = document_find(db, &st, collection, slug, id, hash, err);
+    store_finalize(st);
+    return rc;
+}
 
 /* A chunk's place in its document, as the index needs it. */
 typedef struct chunk_place {
@@ -349,11 +367,11 @@ int docs_document_clear(store *db, int64_t id, dbmcp_error *err)
     return search_index_bump(db, DOCS_VERSION_KEY, err);
 }
 
-int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *err)
+static int document_put(store *db, store_stmt **slot, const doc_record *d, int64_t *id,
+                        dbmcp_error *err)
 {
-    store_stmt *st;
-    int rc = store_prepare(
-        db,
+    int rc = slot_prepare(
+        db, slot,
         "INSERT INTO dbmcp_documents (collection, slug, uri, title, source, language, mime_type,"
         " metadata, content_hash, content, bytes, created_at, updated_at)"
         " VALUES (:c, :s, :u, :t, :src, :l, :m, :meta, :h, :content, :b, :now, :now)"
@@ -362,9 +380,10 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
         " mime_type = excluded.mime_type, metadata = excluded.metadata,"
         " content_hash = excluded.content_hash, content = excluded.content,"
         " bytes = excluded.bytes, updated_at = excluded.updated_at RETURNING id",
-        &st, err);
+        err);
     if (rc)
         return rc;
+    store_stmt *st = *slot;
     char now[32];
     ids_now_iso(now);
     store_bind_text(st, ":now", now);
@@ -379,23 +398,23 @@ int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *
     store_bind_text(st, ":h", d->content_hash);
     store_bind_text(st, ":content", d->content);
     store_bind_int(st, ":b", d->bytes);
-    rc = store_step(st, err);
-    if (rc == STORE_ROW)
-        *id = store_column_int(st, 0);
-    store_finalize(st);
+    rc = step_reset(st, id, err);
     if (rc == DBMCP_ECONSTRAINT_CHECK)
         return dbmcp_error_set(err, DBMCP_EINVAL,
                                "document '%s' was refused by the schema (slug: a-z, 0-9, '.', "
                                "'_', '-', at most 128; metadata: a JSON object)",
                                d->slug);
-    return rc < 0 ? rc : 0;
+    return rc;
 }
 
 struct doc_chunk_writer {
     store *db;
-    store_stmt *chunk; /* INSERT INTO dbmcp_chunks … RETURNING id */
-    store_stmt *vec;   /* INSERT INTO dbmcp_chunk_vectors … ON CONFLICT DO UPDATE */
-    chunk_doc *docs;   /* the documents given, the current one last */
+    store_stmt *chunk;    /* INSERT INTO dbmcp_chunks … RETURNING id */
+    store_stmt *vec;      /* INSERT INTO dbmcp_chunk_vectors … ON CONFLICT DO UPDATE */
+    store_stmt *find;     /* document_find's, once used */
+    store_stmt *put;      /* document_put's, once used */
+    store_stmt *resource; /* resource_put's, once used */
+    chunk_doc *docs;      /* the documents given, the current one last */
     size_t n_docs, cap_docs;
     int64_t title_length; /* token positions of the current document's title */
     chunk_place *placed;  /* the chunks inserted, for docs_chunk_writer_index */
@@ -456,6 +475,9 @@ void docs_chunk_writer_close(doc_chunk_writer *w)
         return;
     store_finalize(w->chunk);
     store_finalize(w->vec);
+    store_finalize(w->find);
+    store_finalize(w->put);
+    store_finalize(w->resource);
     places_free(w->placed, w->n_placed);
     for (size_t i = 0; i < w->n_docs; i++)
         free(w->docs[i].title);
@@ -688,13 +710,12 @@ int docs_chunks_each(store *db, const char *collection,
     return rc;
 }
 
-int docs_resource_put(store *db, const char *uri, const char *name, const char *title,
-                      const char *description, const char *mime_type, const char *text,
-                      dbmcp_error *err)
+static int resource_put(store *db, store_stmt **slot, const char *uri, const char *name,
+                        const char *title, const char *description, const char *mime_type,
+                        const char *text, dbmcp_error *err)
 {
-    store_stmt *st;
-    int rc = store_prepare(
-        db,
+    int rc = slot_prepare(
+        db, slot,
         "INSERT INTO dbmcp_resources (uri, name, title, description, mime_type, content_text,"
         " created_at, updated_at) VALUES (:u, :n, :t, :d, :m, :x, :now, :now)"
         " ON CONFLICT (uri) DO UPDATE SET"
@@ -706,9 +727,10 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
         " dbmcp_resources.content_text, dbmcp_resources.enabled) IS DISTINCT FROM"
         " (excluded.title, coalesce(dbmcp_resources.description, excluded.description),"
         " excluded.mime_type, excluded.content_text, 1)",
-        &st, err);
+        err);
     if (rc)
         return rc;
+    store_stmt *st = *slot;
     store_bind_text(st, ":u", uri);
     store_bind_text(st, ":n", name);
     store_bind_text(st, ":t", title);
@@ -718,7 +740,26 @@ int docs_resource_put(store *db, const char *uri, const char *name, const char *
     char now[32];
     ids_now_iso(now);
     store_bind_text(st, ":now", now);
-    return run_done(st, err);
+    return step_reset(st, NULL, err);
+}
+
+int docs_chunk_writer_find(doc_chunk_writer *w, const char *collection, const char *slug,
+                           int64_t *id, char **hash, dbmcp_error *err)
+{
+    return document_find(w->db, &w->find, collection, slug, id, hash, err);
+}
+
+int docs_chunk_writer_put_document(doc_chunk_writer *w, const doc_record *d, int64_t *id,
+                                   dbmcp_error *err)
+{
+    return document_put(w->db, &w->put, d, id, err);
+}
+
+int docs_chunk_writer_put_resource(doc_chunk_writer *w, const char *uri, const char *name,
+                                   const char *title, const char *description,
+                                   const char *mime_type, const char *text, dbmcp_error *err)
+{
+    return resource_put(w->db, &w->resource, uri, name, title, description, mime_type, text, err);
 }
 
 /* --- reads ------------------------------------------------------------------ */

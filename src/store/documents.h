@@ -83,14 +83,12 @@ int docs_document_find(store *db, const char *collection, const char *slug, int6
                        char **hash, dbmcp_error *err);
 /* Delete the document's FTS rows, chunks and (by cascade) vectors. */
 int docs_document_clear(store *db, int64_t id, dbmcp_error *err);
-/* Insert the document, or update the row of (collection, slug) in place
- * (its id is kept). *id gets the row id. */
-int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *err);
 
-/* Writes the chunks and vectors of many documents with two prepared
- * statements instead of preparing them per chunk, and their FTS rows all
- * at the end (FTS5 then builds a few large segments, not one per
- * document). */
+/* The writer of an ingestion run: writes the rows of many documents (the
+ * document, its chunks and vectors, its resource row) with statements
+ * prepared once for the run instead of per document or per chunk, and
+ * their FTS rows all at the end (FTS5 then builds a few large segments,
+ * not one per document). */
 typedef struct doc_chunk_writer doc_chunk_writer;
 
 int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err);
@@ -114,6 +112,22 @@ int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, s
  * its document's content; its heading; its document's title); call once,
  * after the chunks of every document. */
 int docs_chunk_writer_index(doc_chunk_writer *w, dbmcp_error *err);
+/* docs_document_find with a statement w prepares once for its run. */
+int docs_chunk_writer_find(doc_chunk_writer *w, const char *collection, const char *slug,
+                           int64_t *id, char **hash, dbmcp_error *err);
+/* Insert the document, or update the row of (collection, slug) in place
+ * (its id is kept). *id gets the row id. */
+int docs_chunk_writer_put_document(doc_chunk_writer *w, const doc_record *d, int64_t *id,
+                                   dbmcp_error *err);
+/* Upsert the document's dbmcp_resources row (its resources/list entry and
+ * resources/read content): name, title, description, mime type and text.
+ * An existing row keeps its name, description and annotations (an
+ * operator may have written them); the description given is used for a
+ * new row or one without a description. The row is left untouched (no
+ * list_changed, no updated_at) when nothing differs. */
+int docs_chunk_writer_put_resource(doc_chunk_writer *w, const char *uri, const char *name,
+                                   const char *title, const char *description,
+                                   const char *mime_type, const char *text, dbmcp_error *err);
 /* Store (or replace) the vector of a chunk for model (dim floats). */
 int docs_vector_put(doc_chunk_writer *w, int64_t chunk_id, const char *model, int dim,
                     const float *vec, dbmcp_error *err);
@@ -128,16 +142,6 @@ int docs_chunks_each(store *db, const char *collection,
                      int (*fn)(void *ctx, int64_t chunk_id, const char *title, const char *heading,
                                const char *text),
                      void *ctx, dbmcp_error *err);
-
-/* Upsert the document's dbmcp_resources row (its resources/list entry and
- * resources/read content): name, title, description, mime type and text.
- * An existing row keeps its name, description and annotations (an
- * operator may have written them); the description given is used for a
- * new row or one without a description. The row is left untouched (no
- * list_changed, no updated_at) when nothing differs. */
-int docs_resource_put(store *db, const char *uri, const char *name, const char *title,
-                      const char *description, const char *mime_type, const char *text,
-                      dbmcp_error *err);
 
 /* --- reads for search and resources ------------------------------------------- */
 

@@ -9,7 +9,7 @@
  * point leaves the collection as it was.
  *
  * A document's text is stored once, in dbmcp_documents.content; a chunk
- * is a byte range of it (schema 0009_text_once.sql). The full-text table
+ * is a byte range of it (schema 0010_text_once.sql). The full-text table
  * is contentless: docs_chunk_writer_index adds the FTS rows of a
  * document's chunks from the text ingestion holds, and docs_document_clear
  * deletes them with the values they were indexed with; no trigger does it

@@ -191,8 +191,8 @@ expect_eq "reembed: the vectors a fresh ingest writes" \
 run "reembed unknown collection" 1 reembed --collection nope && expect_err "reembed unknown: message" "no collection named 'nope'"
 run "help ingest" 0 help ingest && expect_out "help ingest: flags" "--max-tokens"
 
-# --- migration 0009: the text stored once --------------------------------------------------
-# A database as migration 0008 left it (each chunk's text in dbmcp_chunks.text; on SQLite the
+# --- migration 0010: the text stored once --------------------------------------------------
+# A database as migration 0009 left it (each chunk's text in dbmcp_chunks.text; on SQLite the
 # vectors in a WITHOUT ROWID table) is made from this one by hand, then converted again.
 if [ "$(db_engine "$DB")" = postgres ]; then
   chunk_range="convert_from(substring(convert_to(d.content, 'UTF8') FROM CAST(c.start_byte + 1 AS integer) FOR CAST(c.end_byte - c.start_byte AS integer)), 'UTF8')"
@@ -222,15 +222,15 @@ chunk_texts() { q "SELECT c.id, $chunk_range FROM dbmcp_chunks c JOIN dbmcp_docu
 texts_new="$(chunk_texts)"
 q "$old_schema
    UPDATE dbmcp_chunks SET text = (SELECT $chunk_range FROM dbmcp_documents d, dbmcp_chunks c WHERE c.id = dbmcp_chunks.id AND d.id = c.document_id);
-   DELETE FROM dbmcp_schema_migrations WHERE version = 9" >/dev/null
+   DELETE FROM dbmcp_schema_migrations WHERE version = 10" >/dev/null
 q "UPDATE dbmcp_chunks SET text = text || '!' WHERE id = (SELECT min(id) FROM dbmcp_chunks)" >/dev/null
-refused "0009 refuses a chunk that is not its range" "a chunk's text is not the range of its document it points to; dbmcp_chunks.text is kept (nothing changed)" init
+refused "0010 refuses a chunk that is not its range" "a chunk's text is not the range of its document it points to; dbmcp_chunks.text is kept (nothing changed)" init
 q "UPDATE dbmcp_chunks SET text = substr(text, 1, length(text) - 1) WHERE id = (SELECT min(id) FROM dbmcp_chunks)" >/dev/null
-run "0009 converts the old database" 0 init && expect_err "0009: applied" "1 migration applied"
-expect_eq "0009: every chunk's text kept" "$(chunk_texts)" "$texts_new"
+run "0010 converts the old database" 0 init && expect_err "0010: applied" "1 migration applied"
+expect_eq "0010: every chunk's text kept" "$(chunk_texts)" "$texts_new"
 answers >"$WORK/answers.old"
-cmp -s "$WORK/answers.new" "$WORK/answers.old" && [ -s "$WORK/answers.new" ] && ok "0009: the same answers after the conversion" ||
-  fail "0009: the same answers" "$(diff "$WORK/answers.new" "$WORK/answers.old" | head -c 600)"
+cmp -s "$WORK/answers.new" "$WORK/answers.old" && [ -s "$WORK/answers.new" ] && ok "0010: the same answers after the conversion" ||
+  fail "0010: the same answers" "$(diff "$WORK/answers.new" "$WORK/answers.old" | head -c 600)"
 
 # --- optional libraries stay unmapped (src/core/optlib.h) -------------------------------
 # The PDF and HTML above were read by poppler-glib and libxml2, opened on first use; an

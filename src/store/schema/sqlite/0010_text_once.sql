@@ -1,4 +1,4 @@
--- 0009: a document's text stored once (issue #13, "Fast at scale": the
+-- 0010: a document's text stored once (issue #13, "Fast at scale": the
 -- database was about 14 times the text it indexes).
 --
 -- 1. dbmcp_chunks loses its text column. A chunk is the byte range
@@ -15,32 +15,32 @@
 --    an overflow page of its own, 4 kB on disk for 1.5 kB of data. Same
 --    columns, same primary key, same index.
 
-CREATE TEMP TABLE dbmcp_0009_check (
+CREATE TEMP TABLE dbmcp_0010_check (
     chunks_not_their_range INTEGER,
     -- the name is the message: "CHECK constraint failed: <name>"
     CONSTRAINT "a chunk's text is not the range of its document it points to; dbmcp_chunks.text is kept (nothing changed)"
         CHECK (chunks_not_their_range = 0)
 );
-INSERT INTO dbmcp_0009_check
+INSERT INTO dbmcp_0010_check
 SELECT count(*) FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id
  WHERE substr(CAST(d.content AS BLOB), c.start_byte + 1, c.end_byte - c.start_byte)
        IS NOT CAST(c.text AS BLOB);
-INSERT INTO dbmcp_0009_check
+INSERT INTO dbmcp_0010_check
 SELECT count(*) FROM dbmcp_chunks c
  WHERE NOT EXISTS (SELECT 1 FROM dbmcp_documents d WHERE d.id = c.document_id);
-DROP TABLE dbmcp_0009_check;
+DROP TABLE dbmcp_0010_check;
 
 ALTER TABLE dbmcp_chunks DROP COLUMN text;
 
-CREATE TABLE dbmcp_chunk_vectors_0009 (
+CREATE TABLE dbmcp_chunk_vectors_0010 (
     model   TEXT NOT NULL,
     item_id INTEGER NOT NULL REFERENCES dbmcp_chunks (id) ON DELETE CASCADE,
     dim     INTEGER NOT NULL CHECK (dim >= 1),
     vec     BLOB NOT NULL CHECK (length(vec) = 4 * dim), -- little-endian float32
     PRIMARY KEY (model, item_id)
 );
-INSERT INTO dbmcp_chunk_vectors_0009 (model, item_id, dim, vec)
+INSERT INTO dbmcp_chunk_vectors_0010 (model, item_id, dim, vec)
 SELECT model, item_id, dim, vec FROM dbmcp_chunk_vectors ORDER BY item_id, model;
 DROP TABLE dbmcp_chunk_vectors;
-ALTER TABLE dbmcp_chunk_vectors_0009 RENAME TO dbmcp_chunk_vectors;
+ALTER TABLE dbmcp_chunk_vectors_0010 RENAME TO dbmcp_chunk_vectors;
 CREATE INDEX dbmcp_chunk_vectors_item ON dbmcp_chunk_vectors (item_id);

@@ -1,4 +1,4 @@
--- 0009: a document's text stored once (issue #13; the SQLite half says
+-- 0010: a document's text stored once (issue #13; the SQLite half says
 -- more). dbmcp_chunks loses its text column: a chunk is the byte range
 -- [start_byte, end_byte) of its document's content, and every chunk ingest
 -- wrote was exactly that range — checked first; a database where one is
@@ -17,7 +17,7 @@ BEGIN
                                 FROM CAST(c.start_byte + 1 AS integer)
                                 FOR CAST(c.end_byte - c.start_byte AS integer))
                       IS DISTINCT FROM convert_to(c.text, 'UTF8')) THEN
-        RAISE EXCEPTION 'migration 0009: a chunk''s text is not the range of its document it points to; dbmcp_chunks.text is kept (nothing changed)';
+        RAISE EXCEPTION 'migration 0010: a chunk''s text is not the range of its document it points to; dbmcp_chunks.text is kept (nothing changed)';
     END IF;
 END
 $$;

@@ -34,7 +34,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-query-pg bench-repair bench-vector bench-json-write bench-retrieval clean
+.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-query-pg bench-repair bench-vector bench-json-write bench-retrieval bench-ingest clean
 
 all: $(BUILD)/dbmcp
 
@@ -137,6 +137,15 @@ $(BUILD)/bench/vector_bench: bench/vector/vector_bench.c $(BUILD)/obj/core/vecto
 # (data from bench/retrieval/extract.sh; about 15 minutes).
 bench-retrieval: all
 	@bench/retrieval/run.sh
+
+# dbmcp ingest on XQuAD/JSQuAD text (data from bench/retrieval/extract.sh) beside stock FTS5
+# and the floor (read + normalise once); DBMCP_BEFORE=another/dbmcp adds its figures.
+bench-ingest: all $(BUILD)/bench/textnorm_floor
+	@TEXTNORM_FLOOR=$(BUILD)/bench/textnorm_floor bench/ingest.sh
+
+$(BUILD)/bench/textnorm_floor: bench/textnorm_floor.c $(BUILD)/obj/core/textnorm.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 # json_write_compact against jansson's json_dumps on typical responses, in-process.
 bench-json-write: $(BUILD)/bench/json_write_bench

@@ -33,6 +33,8 @@ ASSET(asset_sqlite_0008_scoped_bm25, "src/store/schema/sqlite/0008_scoped_bm25.s
 ASSET(asset_postgres_0008_scoped_bm25, "src/store/schema/postgres/0008_scoped_bm25.sql")
 ASSET(asset_sqlite_0009_console, "src/store/schema/sqlite/0009_console.sql")
 ASSET(asset_postgres_0009_console, "src/store/schema/postgres/0009_console.sql")
+ASSET(asset_sqlite_0010_text_once, "src/store/schema/sqlite/0010_text_once.sql")
+ASSET(asset_postgres_0010_text_once, "src/store/schema/postgres/0010_text_once.sql")
 ASSET(asset_seed_base, "src/store/seed/base.sql")
 ASSET(asset_seed_demo, "src/store/seed/demo.sql")
 ASSET(asset_seed_conformance, "src/store/seed/conformance.sql")

@@ -77,6 +77,7 @@ void introspect_table_free(introspect_table *t)
     free(t->name);
     free(t->comment);
     free(t->sql);
+    free(t->schema);
     memset(t, 0, sizeof *t);
 }
 

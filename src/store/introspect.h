@@ -25,7 +25,9 @@
  * the engine's catalog inside store_trusted_begin/store_trusted_end, so the
  * engine guard stays shut for agent SQL.
  *
- * Names: SQLite's as created. PostgreSQL's relations of schema public by
+ * Names: SQLite's as created; a table of a user database attached under
+ * NAME (store/attachments.h) as "NAME.table", neither part quoted, like
+ * agent SQL names it. PostgreSQL's relations of schema public by
  * their bare name ("sales"), all others as "schema.name" ("hr.staff"),
  * neither part quoted; a lookup accepts "public.sales" too. Kinds on
  * PostgreSQL: ordinary and partitioned tables are tables; views and
@@ -93,6 +95,8 @@ typedef struct introspect_table {
                           NULL on PostgreSQL, which keeps no CREATE text */
     int64_t object_id; /* PostgreSQL: the pg_class oid the other functions read it
                           by; 0 on SQLite */
+    char *schema;      /* SQLite: the attachment the table belongs to (name is then
+                          "schema.table"); NULL for the main database and on PostgreSQL */
 } introspect_table;
 
 typedef struct introspect_column {

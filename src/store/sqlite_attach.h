@@ -1,0 +1,28 @@
+/*
+ * sqlite_attach.h — private to store/: the SQLite driver's side of
+ * attachments.h. A query (STORE_READONLY) handle on a catalog ATTACHes
+ * every row of dbmcp_attachments when it opens, before its guard is
+ * installed, each as the URI `file:PATH?mode=ro` (plus `&immutable=1`), and
+ * reads each schema once so a missing or broken file fails the open with a
+ * message that names the attachment instead of failing a later query.
+ */
+#ifndef DBMCP_STORE_SQLITE_ATTACH_H
+#define DBMCP_STORE_SQLITE_ATTACH_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* Attach the catalog's user databases to read-only handle db (whose
+ * engine handle is h). A database without dbmcp_attachments (not a
+ * catalog, or one older than migration 0009) attaches nothing. On failure
+ * err names the attachment and its file; the caller closes the handle. */
+int sqlite_attach_user_databases(store *db, sqlite3 *h, dbmcp_error *err);
+/* The `file:` URI that opens path read-only (immutable: also
+ * immutable=1), with every byte outside [A-Za-z0-9/._~-] percent-encoded.
+ * malloc'd; NULL when out of memory. */
+char *sqlite_attach_uri(const char *path, int immutable);
+/* 1 when every database attached to h, main included, is read-only. */
+int sqlite_attach_all_readonly(sqlite3 *h);
+
+#endif

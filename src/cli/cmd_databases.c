@@ -79,15 +79,21 @@ static int run_attach(cli_args *a)
     dbmcp_error err;
     if (store_attachment_name_check(name, &err))
         return cli_usage_error(a->cmd, "%s", err.message);
-    char absolute[PATH_MAX];
-    if (!realpath(path, absolute)) {
-        dbmcp_error_set(&err, DBMCP_EIO, "cannot attach %s: %s", path, strerror(errno));
-        return cli_fail(&err);
-    }
     store *db = cli_open_catalog(a);
     if (!db)
         return CLI_FAIL;
-    if (strcmp(store_dialect(db), "sqlite") == 0 && strcmp(store_identity(db), absolute) == 0) {
+    /* PostgreSQL: store_attachment_add says what to do instead, whatever
+     * the path. */
+    int sqlite = strcmp(store_dialect(db), "sqlite") == 0;
+    char absolute[PATH_MAX];
+    if (!sqlite)
+        snprintf(absolute, sizeof absolute, "%s", path);
+    else if (!realpath(path, absolute)) {
+        dbmcp_error_set(&err, DBMCP_EIO, "cannot attach %s: %s", path, strerror(errno));
+        store_close(db);
+        return cli_fail(&err);
+    }
+    if (sqlite && strcmp(store_identity(db), absolute) == 0) {
         store_close(db);
         return cli_usage_error(a->cmd, "%s is dbmcp's own database; attach a user's database",
                                path);

@@ -164,7 +164,9 @@ int introspect_columns(store *db, const introspect_table *t, introspect_column *
  * relation of schema public. Failing an exact match, an ASCII
  * case-insensitive one when exactly one object has it (SQLite resolves
  * names so; PostgreSQL may hold both "Sales" and "sales"). A view over
- * denied objects is described without columns (columns_denied).
+ * denied objects is described without columns (columns_denied). On
+ * SQLite, failing those, a bare name that exactly one attached database
+ * has ("authors" for "books.authors"), as the engine resolves it.
  * DBMCP_ENOTFOUND "no table named X" for unknown and hidden names alike. */
 int introspect_describe(store *db, const char *name, introspect_detail *out, dbmcp_error *err);
 

@@ -7,6 +7,11 @@
  * (strings, quoted identifiers and parentheses are respected, so a `--`
  * inside a string or a CHECK expression is never taken for a comment).
  *
+ * Each database of the handle is read: main, then every attached one
+ * (PRAGMA database_list; attachments.h), whose objects are listed as
+ * "schema.name" and read through "schema".sqlite_master and
+ * PRAGMA "schema".table_xinfo(…) and the like.
+ *
  * Names reach SQL text only as double-quoted identifiers of objects just
  * read from sqlite_master (quotes doubled), never as raw caller input:
  * introspect_describe (introspect.c) resolves the caller's name against the

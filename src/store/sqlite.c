@@ -154,8 +154,9 @@ static int guard_verdict(const sqlite_store *db, int action, const char *a, cons
             return SQLITE_OK;
         /* Read-only introspection pragmas, for store internals only:
          * query_only may be read, never set (b is the value of
-         * `PRAGMA x = v`); the others take a table or index name as b
-         * and have no setting form. */
+         * `PRAGMA x = v`); database_list names the attached databases;
+         * the others take a table or index name as b and have no setting
+         * form. */
         if (!db->trusted || !a)
             return SQLITE_DENY;
         if (strcmp(a, "query_only") == 0)

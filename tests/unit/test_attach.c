@@ -249,6 +249,10 @@ static void test_introspection_names(void **state)
     introspect_detail_free(&d);
     assert_int_equal(introspect_describe(ro, "BOOKS.Authors", &d, &err), 0);
     introspect_detail_free(&d);
+    /* The bare name, as SQLite resolves it when one database has it. */
+    assert_int_equal(introspect_describe(ro, "authors", &d, &err), 0);
+    assert_string_equal(d.table.name, "books.authors");
+    introspect_detail_free(&d);
     assert_int_equal(introspect_describe(ro, "main.dbmcp_attachments", &d, &err), DBMCP_ENOTFOUND);
     store_close(ro);
     assert_user_file_untouched(f);

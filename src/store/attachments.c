@@ -4,6 +4,7 @@
  * rows when a query handle opens.
  */
 #include "store/attachments.h"
+#include "store/sqlite_attach.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,7 @@ int store_attachment_add(store *db, const char *name, const char *path, int immu
     store_bind_int(st, ":immutable", immutable ? 1 : 0);
     rc = store_step(st, err);
     store_finalize(st);
+    sqlite_attach_forget(store_identity(db));
     if (rc == DBMCP_ECONSTRAINT_UNIQUE)
         return dbmcp_error_set(err, DBMCP_ECONSTRAINT_UNIQUE,
                                "a database is attached as '%s' already (dbmcp databases detach "
@@ -90,6 +92,8 @@ int store_attachment_remove(store *db, const char *name, dbmcp_error *err)
     store_bind_text(st, ":name", name);
     rc = store_step(st, err);
     store_finalize(st);
+    if (strcmp(store_dialect(db), "sqlite") == 0)
+        sqlite_attach_forget(store_identity(db));
     if (rc < 0)
         return rc;
     if (store_changes(db) == 0)

@@ -11,8 +11,10 @@
  * SQL reads its tables as NAME.table (or unqualified when no other schema
  * has the name); the guard of the handle refuses writes to it, ATTACH and
  * DETACH as on the main database. Read-write (catalog) handles never
- * attach. A server opens its query handles when it starts: attach or
- * detach, then restart `dbmcp serve`.
+ * attach. A process reads the rows at the first query handle it opens on
+ * a catalog and keeps them for every later one (sqlite_attach.h), so all
+ * the handles of a server agree: attach or detach, then restart
+ * `dbmcp serve`. add and remove in the same process drop what it kept.
  *
  * On PostgreSQL the rows are never read: the query role reads the schemas
  * it is granted, which is what attaching is on SQLite (docs/postgres.md);

@@ -7,6 +7,7 @@
  */
 #include "store/sqlite_attach.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,13 +102,106 @@ static int attach_one(sqlite3 *h, const store_attachment *a, dbmcp_error *err)
     return rc;
 }
 
+/* --- the attachments a process pinned, per catalog --------------------------- */
+
+/* A server opens query handles lazily, long after it started: each must
+ * attach what the first one did, or a change made meanwhile would show on
+ * some handles and not on others. So the first read-only open of a
+ * catalog in this process pins its rows; later opens reuse them, until
+ * sqlite_attach_forget (this process changed them). */
+typedef struct pinned {
+    char *catalog;       /* the catalog's file name; owned */
+    store_attachment *v; /* owned */
+    size_t n;
+    struct pinned *next;
+} pinned;
+
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+static pinned *pinned_list; /* guarded by pinned_lock */
+
+static pinned *pinned_find(const char *catalog)
+{
+    for (pinned *p = pinned_list; p; p = p->next)
+        if (strcmp(p->catalog, catalog) == 0)
+            return p;
+    return NULL;
+}
+
+/* A deep copy of v (n rows) into *out; DBMCP_ENOMEM on failure. */
+static int copy_rows(const store_attachment *v, size_t n, store_attachment **out, dbmcp_error *err)
+{
+    *out = n ? calloc(n, sizeof **out) : NULL;
+    int failed = n && !*out;
+    for (size_t i = 0; !failed && i < n; i++) {
+        (*out)[i].name = strdup(v[i].name);
+        (*out)[i].path = strdup(v[i].path);
+        (*out)[i].immutable = v[i].immutable;
+        failed = !(*out)[i].name || !(*out)[i].path;
+    }
+    if (failed) {
+        store_attachment_array_free(*out, n);
+        *out = NULL;
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
+/* The catalog's rows as pinned, read and pinned now if this is the first
+ * open; a copy the caller frees. */
+static int pinned_rows(store *db, sqlite3 *h, store_attachment **out, size_t *n, dbmcp_error *err)
+{
+    const char *catalog = sqlite3_db_filename(h, "main");
+    catalog = catalog ? catalog : "";
+    *out = NULL;
+    *n = 0;
+    pthread_mutex_lock(&pinned_lock);
+    pinned *p = pinned_find(catalog);
+    int rc = 0;
+    if (!p) {
+        p = calloc(1, sizeof *p);
+        if (!p || !(p->catalog = strdup(catalog))) {
+            free(p);
+            pthread_mutex_unlock(&pinned_lock);
+            return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+        }
+        rc = has_attachment_table(h) ? store_attachment_list(db, &p->v, &p->n, err) : 0;
+        if (rc) {
+            free(p->catalog);
+            free(p);
+            pthread_mutex_unlock(&pinned_lock);
+            return rc;
+        }
+        p->next = pinned_list;
+        pinned_list = p;
+    }
+    rc = copy_rows(p->v, p->n, out, err);
+    if (!rc)
+        *n = p->n;
+    pthread_mutex_unlock(&pinned_lock);
+    return rc;
+}
+
+void sqlite_attach_forget(const char *catalog)
+{
+    pthread_mutex_lock(&pinned_lock);
+    for (pinned **at = &pinned_list; *at; at = &(*at)->next) {
+        if (strcmp((*at)->catalog, catalog) == 0) {
+            pinned *p = *at;
+            *at = p->next;
+            store_attachment_array_free(p->v, p->n);
+            free(p->catalog);
+            free(p);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pinned_lock);
+}
+
 int sqlite_attach_user_databases(store *db, sqlite3 *h, dbmcp_error *err)
 {
-    if (!has_attachment_table(h))
-        return 0;
     store_attachment *v = NULL;
     size_t n = 0;
-    int rc = store_attachment_list(db, &v, &n, err);
+    int rc = pinned_rows(db, h, &v, &n, err);
     for (size_t i = 0; !rc && i < n; i++)
         rc = attach_one(h, &v[i], err);
     store_attachment_array_free(v, n);

@@ -3,12 +3,13 @@
 # a file that holds tables of its own and prints the commands that attach it
 # instead (run here as pasted); `databases attach|detach|list`; a session
 # of calls through `dbmcp serve` (schema tools, execute_query, a report
-# tool) sees the attached tables as NAME.table while agent SQL that
-# attaches, detaches, writes to the attached database or reads dbmcp's own
-# tables through a qualified name is refused; the user's file is
-# byte-identical (sha256) afterwards and gains no journal; and serving
-# works with the file in a directory without write permission and, as
-# root, on a read-only bind mount (also with --immutable).
+# tool, an sql resource template) sees the attached tables as NAME.table
+# while agent SQL that attaches, detaches, writes to the attached database
+# or reads dbmcp's own tables through a qualified name is refused; the
+# user's file is byte-identical (sha256) afterwards and gains no journal;
+# and serving works with the file in a directory without write permission
+# and, as root, on a read-only bind mount (also with --immutable, which a
+# WAL-mode file there needs).
 #
 # The user's file is made with the sqlite3 shell (scripts/deps.sh), as a
 # user would make theirs: it is the one file here dbmcp did not create.
@@ -146,6 +147,11 @@ if "$BIN" tools add-report books_by_author --db "$CAT" --sql "$WORK/by_author.sq
   ok "tools add-report over books.books and books.authors"
 else bad "tools add-report" "$(cat "$WORK/out")"; fi
 
+echo '{"uri_template":"book://{id}","name":"book_title","handler_kind":"sql","handler":"SELECT title FROM books.books WHERE id = :id","interfaces":["default"]}' >"$WORK/template.json"
+if "$BIN" templates add --db "$CAT" --file "$WORK/template.json" >"$WORK/out" 2>&1; then
+  ok "templates add: an sql resource template over books.books"
+else bad "templates add" "$(cat "$WORK/out")"; fi
+
 # --- a session through dbmcp serve ---------------------------------------------------
 # session CATALOG NAME: list, describe, search, query and report through
 # `dbmcp serve` (stdio) on CATALOG, the user's database attached as NAME;
@@ -163,6 +169,7 @@ session() {
 EOT
   if [ "$name" = books ]; then
     echo '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"books_by_author","arguments":{"author":"Fontane"}}}' >>"$WORK/session.jsonl"
+    echo '{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"book://2"}}' >>"$WORK/session.jsonl"
   fi
   "$BIN" serve --db "$cat" --interface default <"$WORK/session.jsonl" >"$WORK/session.out" 2>"$WORK/session.err"
 }
@@ -183,6 +190,9 @@ report="$(grep '"id":6' "$WORK/session.out")"
 if grep -qF '| Der Stechlin |\n| Effi Briest |' <<<"$report" && ! grep -qF Buddenbrooks <<<"$report"; then
   ok "serve: the report tool books_by_author reads the attached tables"
 else bad "serve: report tool" "$(grep '"id":6' "$WORK/session.out")"; fi
+if grep '"id":7' "$WORK/session.out" | grep -qF '"text":"Buddenbrooks"'; then
+  ok "serve: the sql resource template book://2 reads the attached table"
+else bad "serve: sql template" "$(grep '"id":7' "$WORK/session.out")"; fi
 
 # --- hostile agent SQL against the attached database ---------------------------------
 # refused NAME QUERY: execute_query refuses QUERY (exit 1, "Query refused").

@@ -280,6 +280,33 @@ static void test_missing_file_names_attachment(void **state)
     assert_int_equal(rename(moved, f->user), 0);
 }
 
+/* A process's query handles agree: rows written behind its back (plain
+ * SQL, another process) show after a restart, or after this process
+ * changes the attachments itself. */
+static void test_handles_agree_until_changed_here(void **state)
+{
+    fixture *f = *state;
+    dbmcp_error err;
+    assert_int_equal(store_attachment_add(f->rw, "books", f->user, 0, &err), 0);
+    store *first = NULL, *second = NULL, *third = NULL;
+    assert_int_equal(store_open(f->catalog, STORE_READONLY, &first, &err), 0);
+    char sql[1024];
+    snprintf(sql, sizeof sql, "INSERT INTO dbmcp_attachments (name, path) VALUES ('again', '%s')",
+             f->user);
+    assert_int_equal(store_exec(f->rw, sql, &err), 0);
+    assert_int_equal(store_open(f->catalog, STORE_READONLY, &second, &err), 0);
+    store_stmt *st = NULL;
+    assert_int_not_equal(store_prepare(second, "SELECT 1 FROM again.authors", &st, &err), 0);
+    assert_int_equal(store_attachment_add(f->rw, "third", f->user, 1, &err), 0);
+    assert_int_equal(store_open(f->catalog, STORE_READONLY, &third, &err), 0);
+    assert_int_equal(count(third, "SELECT count(*) FROM again.authors"), 2);
+    assert_int_equal(count(third, "SELECT count(*) FROM third.authors"), 2);
+    store_close(first);
+    store_close(second);
+    store_close(third);
+    assert_user_file_untouched(f);
+}
+
 #define ATTACH_TEST(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 
 int main(void)
@@ -290,6 +317,7 @@ int main(void)
         ATTACH_TEST(test_guard_on_attached),
         ATTACH_TEST(test_introspection_names),
         ATTACH_TEST(test_missing_file_names_attachment),
+        ATTACH_TEST(test_handles_agree_until_changed_here),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

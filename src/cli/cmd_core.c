@@ -44,8 +44,12 @@ static int refuse_user_file(cli_args *a, const char *url)
     int is_catalog = 0;
     size_t n_user = 0;
     char names[256];
-    if (store_survey_file(url, &is_catalog, &n_user, names, sizeof names, &err) != 0)
+    if (store_survey_file(url, &is_catalog, &n_user, names, sizeof names, &err) != 0) {
+        char context[1200];
+        snprintf(context, sizeof context, "cannot read %s", cli_safe(url));
+        dbmcp_error_prefix(&err, context);
         return cli_fail(&err);
+    }
     if (is_catalog || n_user == 0)
         return CLI_OK;
     char hint[3 * 4096];

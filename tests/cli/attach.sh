@@ -114,6 +114,14 @@ list="$("$BIN" databases list --db "$CAT" 2>&1)"
 if grep -qE "^books +read-only +$USER_DB\$" <<<"$list"; then ok "databases list: books, read-only, absolute path"
 else bad "databases list" "$list"; fi
 
+printf 'not a database, just text\n' >"$WORK/data/notes.txt"
+"$BIN" init --db "$WORK/data/notes.txt" >"$WORK/out" 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -qF "cannot read $WORK/data/notes.txt" "$WORK/out" && grep -qF "not a database" "$WORK/out" &&
+  [ "$(cat "$WORK/data/notes.txt")" = "not a database, just text" ]; then
+  ok "init on a file that is not a database: named, left as it is"
+else bad "init on a non-database" "exit $rc: $(cat "$WORK/out")"; fi
+
 # --- names and files attach refuses ---------------------------------------------
 "$BIN" databases attach --db "$CAT" main "$USER_DB" >"$WORK/out" 2>&1
 rc=$?

@@ -18,7 +18,7 @@
 
 /* Attach the catalog's user databases to read-only handle db (whose
  * engine handle is h). A database without dbmcp_attachments (not a
- * catalog, or one older than migration 0009) attaches nothing. The rows
+ * catalog, or one older than migration 0010) attaches nothing. The rows
  * are read at the first read-only open of that catalog in this process
  * and pinned: every later handle attaches the same, so a server's handles
  * agree until it restarts. On failure err names the attachment and its

@@ -1,4 +1,4 @@
--- 0009: user databases attached read-only (issue #17, "Keep dbmcp out of the
+-- 0010: user databases attached read-only (issue #17, "Keep dbmcp out of the
 -- user's file"). dbmcp's catalog, audit and memory live in dbmcp's own
 -- database; an operator's SQLite files are recorded here with
 -- `dbmcp databases attach NAME PATH` and every query connection (agent SQL,

@@ -11,9 +11,10 @@ packages=(
   # servers with. The package's own cluster and service are not used.
   libpq-dev postgresql-15
   libsqlite3-dev
-  # The sqlite3 shell: not for the tests (they reach the database through
-  # `dbmcp sql` and `dbmcp dump`) but for bench/ (the baselines measured in
-  # the shell) and the operator's backups in docs/operations.md.
+  # The sqlite3 shell: not for reaching dbmcp's databases in tests (they go
+  # through `dbmcp sql` and `dbmcp dump`) but for bench/ (the baselines
+  # measured in the shell), the operator's backups in docs/operations.md and
+  # tests/cli/attach.sh, which makes a user's own file as a user would.
   sqlite3
   libjansson-dev
   libmicrohttpd-dev

@@ -76,6 +76,7 @@ run_stage cli-replicas tests/cli/replicas.sh
 run_stage cli-chat tests/cli/chat.sh
 run_stage cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
 run_stage cli-hostile-sql tests/cli/hostile_sql.sh
+run_stage cli-attach tests/cli/attach.sh
 run_stage cli-hostile-ingest tests/cli/hostile_ingest.sh
 run_stage valgrind scripts/valgrind-stdio.sh
 run_stage protocol scripts/protocol-tests.sh
@@ -107,6 +108,7 @@ pg_stage pg-cli-replicas tests/cli/replicas.sh
 pg_stage pg-cli-chat tests/cli/chat.sh
 pg_stage pg-cli-search bash -c 'tests/cli/ingest.sh && tests/cli/search.sh'
 pg_stage pg-cli-hostile-ingest tests/cli/hostile_ingest.sh
+pg_stage pg-cli-attach tests/cli/attach.sh
 pg_stage pg-protocol scripts/protocol-tests.sh
 pg_stage pg-conformance scripts/conformance.sh
 pg_stage pg-fts-parity scripts/fts-parity.sh

@@ -92,6 +92,11 @@ void cli_set_default_embedder(const char *db_url);
 extern const cli_command cli_cmd_sql, cli_cmd_dump;
 /* A chat with the LLM orchestrator (cmd_chat.c). */
 extern const cli_command cli_cmd_chat;
+/* User databases attached read-only (cmd_databases.c). */
+extern const cli_command cli_cmd_databases_attach, cli_cmd_databases_detach, cli_cmd_databases_list;
+/* The commands that attach the user's SQLite file path instead of writing
+ * into it, one line a user can paste, into out (size bytes): for `init`. */
+void cli_attach_hint(const char *path, char *out, size_t size);
 /* A running HTTP server's GET /status (cmd_status.c). */
 extern const cli_command cli_cmd_status;
 

@@ -35,6 +35,34 @@
 
 /* --- init --------------------------------------------------------------------- */
 
+/* A user's own SQLite file (tables of its own, no dbmcp catalog) is not
+ * written into without --in-place: opening it read-write alone would
+ * switch it to WAL. CLI_OK to go on. */
+static int refuse_user_file(cli_args *a, const char *url)
+{
+    dbmcp_error err;
+    int is_catalog = 0;
+    size_t n_user = 0;
+    char names[256];
+    if (store_survey_file(url, &is_catalog, &n_user, names, sizeof names, &err) != 0) {
+        char context[1200];
+        snprintf(context, sizeof context, "cannot read %s", cli_safe(url));
+        dbmcp_error_prefix(&err, context);
+        return cli_fail(&err);
+    }
+    if (is_catalog || n_user == 0)
+        return CLI_OK;
+    char hint[3 * 4096];
+    cli_attach_hint(url, hint, sizeof hint);
+    return cli_usage_error(a->cmd,
+                           "%s holds %zu table%s or view%s of its own (%s%s) and no dbmcp catalog; "
+                           "dbmcp keeps its catalog, audit and memory in a database of its own and "
+                           "reads yours read-only. Attach it instead:\n  %s\nor pass --in-place "
+                           "to write dbmcp's tables into this file",
+                           cli_safe(url), n_user, n_user == 1 ? "" : "s", n_user == 1 ? "" : "s",
+                           names, n_user > 3 ? ", …" : "", hint);
+}
+
 static int run_init(cli_args *a)
 {
     const char *url = cli_db_url(a);
@@ -44,6 +72,11 @@ static int run_init(cli_args *a)
      * init must not write before it knows the query role can be made (the
      * migrations make the schema). */
     int pg = store_url_is_postgres(url);
+    if (!pg && !cli_flag(a, "in-place")) {
+        int status = refuse_user_file(a, url);
+        if (status != CLI_OK)
+            return status;
+    }
     if (store_open(url, STORE_READWRITE | (pg ? 0 : STORE_CREATE), &db, &err) != 0)
         return cli_fail(&err);
     /* A PostgreSQL URI may hold a password: name the database by its identity. */
@@ -100,6 +133,8 @@ static int run_init(cli_args *a)
 static const cli_flag_spec init_flags[] = {
     DB_FLAG,
     {"demo", NULL, "also load the demo data set (Tarifverträge, thesaurus, sales, plans)"},
+    {"in-place", NULL,
+     "SQLite: write dbmcp's tables into a file that holds tables of its own (else refused)"},
     {"query-role", "NAME",
      "PostgreSQL: the query role agent SQL logs in as; default $DBMCP_QUERY_ROLE or dbmcp_query"},
     {"query-schemas", "A,B",
@@ -110,11 +145,15 @@ static const cli_flag_spec init_flags[] = {
 const cli_command cli_cmd_init = {
     "init",
     "Create or migrate the database and load the built-in catalog",
-    "[--db PATH|URI] [--demo] [--query-role NAME] [--query-schemas A,B]",
+    "[--db PATH|URI] [--demo] [--in-place] [--query-role NAME] [--query-schemas A,B]",
     "Applies pending schema migrations (each in its own transaction). A new database gets the\n"
     "`default` interface with the builtin tools echo and server_info, and the `conformance`\n"
     "interface (disabled). --demo adds the demo data set. A database written by a newer dbmcp\n"
     "is refused.\n"
+    "SQLite: --db is dbmcp's own database. A file that already holds tables of its own and no\n"
+    "dbmcp catalog is refused (nothing is written, not even the journal mode) with the\n"
+    "commands that attach it read-only instead (`dbmcp databases attach`); --in-place writes\n"
+    "dbmcp's tables into it anyway.\n"
     "PostgreSQL: also creates (or brings in line) the query role agent SQL logs in as, and\n"
     "grants it exactly the reads asked for: --query-schemas, and with --demo the demo's tables.\n"
     "Its password: $DBMCP_QUERY_PASSWORD, or for a new role a generated one, printed once on\n"

@@ -38,6 +38,9 @@ static const cli_command *const core_commands[] = {
     &cli_cmd_sql,
     &cli_cmd_dump,
     &cli_cmd_status,
+    &cli_cmd_databases_attach,
+    &cli_cmd_databases_detach,
+    &cli_cmd_databases_list,
     NULL,
 };
 

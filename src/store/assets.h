@@ -25,6 +25,8 @@ extern const char asset_sqlite_0009_console_start[];
 extern const char asset_postgres_0009_console_start[];
 extern const char asset_sqlite_0010_text_once_start[];
 extern const char asset_postgres_0010_text_once_start[];
+extern const char asset_sqlite_0011_attachments_start[];
+extern const char asset_postgres_0011_attachments_start[];
 extern const char asset_seed_base_start[];
 extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];

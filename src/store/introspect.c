@@ -77,6 +77,7 @@ void introspect_table_free(introspect_table *t)
     free(t->name);
     free(t->comment);
     free(t->sql);
+    free(t->schema);
     memset(t, 0, sizeof *t);
 }
 
@@ -172,7 +173,8 @@ int introspect_list(store *db, introspect_table **out, size_t *n, dbmcp_error *e
  * without the default schema's prefix, then an ASCII case-insensitive
  * match when exactly one object has it (SQLite resolves names that way;
  * on PostgreSQL "Sales" and "sales" may both exist, and then only the
- * exact spelling finds one). */
+ * exact spelling finds one), then the bare name of one table of an
+ * attached SQLite database. */
 static introspect_table *find_listed(introspect_table *v, size_t n, const char *name,
                                      const char *default_schema)
 {
@@ -199,7 +201,16 @@ static introspect_table *find_listed(introspect_table *v, size_t n, const char *
         if (matches == 1)
             return found;
     }
-    return NULL;
+    /* SQLite: a table of one attached database by its bare name, when no
+     * other database has one of that name (as the engine resolves it). */
+    introspect_table *found = NULL;
+    size_t matches = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].schema && strcasecmp(v[i].name + strlen(v[i].schema) + 1, name) == 0) {
+            found = &v[i];
+            matches++;
+        }
+    return matches == 1 ? found : NULL;
 }
 
 int introspect_count_rows(store *db, introspect_table *t, int64_t cap, dbmcp_error *err)

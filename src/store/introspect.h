@@ -25,7 +25,9 @@
  * the engine's catalog inside store_trusted_begin/store_trusted_end, so the
  * engine guard stays shut for agent SQL.
  *
- * Names: SQLite's as created. PostgreSQL's relations of schema public by
+ * Names: SQLite's as created; a table of a user database attached under
+ * NAME (store/attachments.h) as "NAME.table", neither part quoted, like
+ * agent SQL names it. PostgreSQL's relations of schema public by
  * their bare name ("sales"), all others as "schema.name" ("hr.staff"),
  * neither part quoted; a lookup accepts "public.sales" too. Kinds on
  * PostgreSQL: ordinary and partitioned tables are tables; views and
@@ -93,6 +95,8 @@ typedef struct introspect_table {
                           NULL on PostgreSQL, which keeps no CREATE text */
     int64_t object_id; /* PostgreSQL: the pg_class oid the other functions read it
                           by; 0 on SQLite */
+    char *schema;      /* SQLite: the attachment the table belongs to (name is then
+                          "schema.table"); NULL for the main database and on PostgreSQL */
 } introspect_table;
 
 typedef struct introspect_column {
@@ -160,7 +164,9 @@ int introspect_columns(store *db, const introspect_table *t, introspect_column *
  * relation of schema public. Failing an exact match, an ASCII
  * case-insensitive one when exactly one object has it (SQLite resolves
  * names so; PostgreSQL may hold both "Sales" and "sales"). A view over
- * denied objects is described without columns (columns_denied).
+ * denied objects is described without columns (columns_denied). On
+ * SQLite, failing those, a bare name that exactly one attached database
+ * has ("authors" for "books.authors"), as the engine resolves it.
  * DBMCP_ENOTFOUND "no table named X" for unknown and hidden names alike. */
 int introspect_describe(store *db, const char *name, introspect_detail *out, dbmcp_error *err);
 

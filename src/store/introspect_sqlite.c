@@ -7,6 +7,11 @@
  * (strings, quoted identifiers and parentheses are respected, so a `--`
  * inside a string or a CHECK expression is never taken for a comment).
  *
+ * Each database of the handle is read: main, then every attached one
+ * (PRAGMA database_list; attachments.h), whose objects are listed as
+ * "schema.name" and read through "schema".sqlite_master and
+ * PRAGMA "schema".table_xinfo(…) and the like.
+ *
  * Names reach SQL text only as double-quoted identifiers of objects just
  * read from sqlite_master (quotes doubled), never as raw caller input:
  * introspect_describe (introspect.c) resolves the caller's name against the
@@ -52,13 +57,41 @@ static int prepare_owned(store *db, char *sql, store_stmt **st, dbmcp_error *err
     return rc;
 }
 
-/* "PRAGMA what(\"name\")" (malloc'd). */
-static char *pragma_sql(const char *what, const char *name)
+/* "PRAGMA \"schema\".what(\"name\")", or without the schema for the main
+ * database (schema NULL) (malloc'd). */
+static char *pragma_sql(const char *what, const char *schema, const char *name)
 {
-    char *quoted = store_ident_quote(name), *sql = NULL;
-    if (quoted && asprintf(&sql, "PRAGMA %s(%s)", what, quoted) < 0)
+    char *quoted = store_ident_quote(name), *quoted_schema = NULL, *sql = NULL;
+    if (schema && !(quoted_schema = store_ident_quote(schema))) {
+        free(quoted);
+        return NULL;
+    }
+    if (quoted && asprintf(&sql, "PRAGMA %s%s%s(%s)", quoted_schema ? quoted_schema : "",
+                           quoted_schema ? "." : "", what, quoted) < 0)
         sql = NULL;
     free(quoted);
+    free(quoted_schema);
+    return sql;
+}
+
+/* The table's name inside its own database: name without "schema.". */
+static const char *bare_name(const introspect_table *t)
+{
+    return t->schema ? t->name + strlen(t->schema) + 1 : t->name;
+}
+
+/* t as a FROM target: "schema"."name" or "name" (malloc'd). */
+static char *qualified_sql(const introspect_table *t)
+{
+    char *name = store_ident_quote(bare_name(t)), *schema = NULL, *sql = NULL;
+    if (!name)
+        return NULL;
+    if (!t->schema)
+        return name;
+    if ((schema = store_ident_quote(t->schema)) && asprintf(&sql, "%s.%s", schema, name) < 0)
+        sql = NULL;
+    free(schema);
+    free(name);
     return sql;
 }
 
@@ -372,7 +405,7 @@ static int drop_unreadable_views(store *db, introspect_table *v, size_t *n, dbmc
     for (size_t i = 0; i < *n; i++) {
         int readable = 1;
         if (!failed && v[i].kind == INTROSPECT_VIEW) {
-            char *quoted = store_ident_quote(v[i].name), *sql = NULL;
+            char *quoted = qualified_sql(&v[i]), *sql = NULL;
             if (quoted && asprintf(&sql, "SELECT 1 FROM %s", quoted) < 0)
                 sql = NULL;
             free(quoted);
@@ -405,10 +438,19 @@ static introspect_table *find_listed(introspect_table *v, size_t n, const char *
 /* Row estimates from sqlite_stat1: the first number of each stat is the
  * row count of the table (idx NULL) or of one of its indexes; the largest
  * wins (partial indexes hold fewer rows). */
-static int read_stat1(store *db, introspect_table *v, size_t n, dbmcp_error *err)
+static int read_stat1(store *db, const char *schema, introspect_table *v, size_t n,
+                      dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = store_prepare(db, "SELECT tbl, stat FROM sqlite_stat1", &st, err);
+    /* schema is an attachment name ([A-Za-z0-9_], attachments.h): safe in
+     * quotes. The first column is the table's listed name. */
+    char *sql = NULL;
+    if (!schema)
+        sql = strdup("SELECT tbl, stat FROM sqlite_stat1");
+    else if (asprintf(&sql, "SELECT '%s.' || tbl, stat FROM \"%s\".sqlite_stat1", schema, schema) <
+             0)
+        sql = NULL;
+    int rc = prepare_owned(db, sql, &st, err);
     if (rc)
         return rc;
     while ((rc = store_step(st, err)) == STORE_ROW) {
@@ -426,14 +468,18 @@ static int read_stat1(store *db, introspect_table *v, size_t n, dbmcp_error *err
     return rc < 0 ? rc : 0;
 }
 
-static int list_objects(store *db, introspect_table **out, size_t *n, int *has_stat1,
-                        dbmcp_error *err)
+/* The objects of one database: main (schema NULL) or an attachment. */
+static int list_objects(store *db, const char *schema, introspect_table **out, size_t *n,
+                        int *has_stat1, dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "SELECT type, name, sql FROM sqlite_master"
-                           " WHERE type IN ('table', 'view')",
-                           &st, err);
+    char *sql = NULL;
+    if (asprintf(&sql,
+                 "SELECT type, name, sql FROM %s%s%ssqlite_master"
+                 " WHERE type IN ('table', 'view')",
+                 schema ? "\"" : "", schema ? schema : "", schema ? "\"." : "") < 0)
+        sql = NULL;
+    int rc = prepare_owned(db, sql, &st, err);
     if (rc)
         return rc;
     while ((rc = store_step(st, err)) == STORE_ROW) {
@@ -448,7 +494,13 @@ static int list_objects(store *db, introspect_table **out, size_t *n, int *has_s
             rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
             break;
         }
-        t->name = strdup(name);
+        if (schema) {
+            t->schema = strdup(schema);
+            if (asprintf(&t->name, "%s.%s", schema, name) < 0)
+                t->name = NULL;
+        } else {
+            t->name = strdup(name);
+        }
         t->sql = strdup(sql);
         t->kind = strcmp(type, "view") == 0 ? INTROSPECT_VIEW
                   : starts_virtual(sql)     ? INTROSPECT_VIRTUAL
@@ -459,14 +511,49 @@ static int list_objects(store *db, introspect_table **out, size_t *n, int *has_s
     return rc < 0 ? rc : 0;
 }
 
-static int sqlite_list(store *db, introspect_table **out, size_t *n, dbmcp_error *err)
+/* The user databases attached to db (attachments.h), from the engine:
+ * every database but main and temp. */
+static int attached_schemas(store *db, introspect_names *out, dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = store_prepare(db, "PRAGMA database_list", &st, err);
+    if (rc)
+        return rc;
+    /* seq, name, file */
+    while ((rc = store_step(st, err)) == STORE_ROW) {
+        const char *name = store_column_text(st, 1);
+        if (name && strcmp(name, "main") != 0 && strcmp(name, "temp") != 0)
+            introspect_names_add(out, name);
+    }
+    store_finalize(st);
+    return rc < 0 ? rc : 0;
+}
+
+/* The objects and row estimates of one database into *out. */
+static int list_database(store *db, const char *schema, introspect_table **out, size_t *n,
+                         dbmcp_error *err)
 {
     int has_stat1 = 0;
-    store_trusted_begin(db);
-    int rc = list_objects(db, out, n, &has_stat1, err);
+    size_t first = *n;
+    int rc = list_objects(db, schema, out, n, &has_stat1, err);
     if (!rc && has_stat1)
-        rc = read_stat1(db, *out, *n, err);
+        rc = read_stat1(db, schema, *out + first, *n - first, err);
+    return rc;
+}
+
+static int sqlite_list(store *db, introspect_table **out, size_t *n, dbmcp_error *err)
+{
+    introspect_names schemas = {0};
+    store_trusted_begin(db);
+    int rc = attached_schemas(db, &schemas, err);
+    if (!rc)
+        rc = list_database(db, NULL, out, n, err);
+    for (size_t i = 0; !rc && i < schemas.n; i++)
+        rc = list_database(db, schemas.v[i], out, n, err);
     store_trusted_end(db);
+    for (size_t i = 0; i < schemas.n; i++)
+        free(schemas.v[i]);
+    free(schemas.v);
     if (rc)
         return rc;
     drop_shadow_tables(*out, n);
@@ -486,7 +573,7 @@ static int sqlite_list(store *db, introspect_table **out, size_t *n, dbmcp_error
 static int sqlite_count_source(store *db, const introspect_table *t, char **out, dbmcp_error *err)
 {
     (void)db;
-    *out = store_ident_quote(t->name);
+    *out = qualified_sql(t);
     return *out ? 0 : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
 }
 
@@ -497,7 +584,7 @@ static int read_columns(store *db, const introspect_table *t, const comment_scan
 {
     store_stmt *st;
     /* cid, name, type, notnull, dflt_value, pk, hidden */
-    int rc = prepare_owned(db, pragma_sql("table_xinfo", t->name), &st, err);
+    int rc = prepare_owned(db, pragma_sql("table_xinfo", t->schema, bare_name(t)), &st, err);
     if (rc)
         return rc;
     while ((rc = store_step(st, err)) == STORE_ROW) {
@@ -521,11 +608,14 @@ static int read_columns(store *db, const introspect_table *t, const comment_scan
     return rc < 0 ? rc : 0;
 }
 
-static int read_foreign_keys(store *db, const char *table, introspect_detail *d, dbmcp_error *err)
+/* Keys of d->table; a referenced table of an attached database is named
+ * as listed ("schema.table"): SQLite keys never leave their database. */
+static int read_foreign_keys(store *db, introspect_detail *d, dbmcp_error *err)
 {
     store_stmt *st;
+    const introspect_table *t = &d->table;
     /* id, seq, table, from, to, on_update, on_delete, match */
-    int rc = prepare_owned(db, pragma_sql("foreign_key_list", table), &st, err);
+    int rc = prepare_owned(db, pragma_sql("foreign_key_list", t->schema, bare_name(t)), &st, err);
     if (rc)
         return rc;
     int64_t last_id = -1;
@@ -538,7 +628,13 @@ static int read_foreign_keys(store *db, const char *table, introspect_detail *d,
                 break;
             }
             last_id = store_column_int(st, 0);
-            fk->ref_table = introspect_strdup_or_null(store_column_text(st, 2));
+            const char *ref = store_column_text(st, 2);
+            if (ref && t->schema && !is_internal(ref)) {
+                if (asprintf(&fk->ref_table, "%s.%s", t->schema, ref) < 0)
+                    fk->ref_table = NULL;
+            } else {
+                fk->ref_table = introspect_strdup_or_null(ref);
+            }
             fk->on_update = introspect_strdup_or_null(store_column_text(st, 5));
             fk->on_delete = introspect_strdup_or_null(store_column_text(st, 6));
         }
@@ -550,11 +646,11 @@ static int read_foreign_keys(store *db, const char *table, introspect_detail *d,
     return rc < 0 ? rc : 0;
 }
 
-static int read_index_columns(store *db, introspect_index *ix, dbmcp_error *err)
+static int read_index_columns(store *db, const char *schema, introspect_index *ix, dbmcp_error *err)
 {
     store_stmt *st;
     /* seqno, cid, name (NULL for an expression) */
-    int rc = prepare_owned(db, pragma_sql("index_info", ix->name), &st, err);
+    int rc = prepare_owned(db, pragma_sql("index_info", schema, ix->name), &st, err);
     if (rc)
         return rc;
     while ((rc = store_step(st, err)) == STORE_ROW)
@@ -564,11 +660,12 @@ static int read_index_columns(store *db, introspect_index *ix, dbmcp_error *err)
     return rc < 0 ? rc : 0;
 }
 
-static int read_indexes(store *db, const char *table, introspect_detail *d, dbmcp_error *err)
+static int read_indexes(store *db, introspect_detail *d, dbmcp_error *err)
 {
     store_stmt *st;
+    const introspect_table *t = &d->table;
     /* seq, name, unique, origin, partial */
-    int rc = prepare_owned(db, pragma_sql("index_list", table), &st, err);
+    int rc = prepare_owned(db, pragma_sql("index_list", t->schema, bare_name(t)), &st, err);
     if (rc)
         return rc;
     while ((rc = store_step(st, err)) == STORE_ROW) {
@@ -587,7 +684,7 @@ static int read_indexes(store *db, const char *table, introspect_detail *d, dbmc
     }
     store_finalize(st);
     for (size_t i = 0; rc >= 0 && i < d->n_indexes; i++)
-        rc = read_index_columns(db, &d->indexes[i], err);
+        rc = read_index_columns(db, t->schema, &d->indexes[i], err);
     return rc < 0 ? rc : 0;
 }
 
@@ -609,9 +706,9 @@ static int sqlite_keys(store *db, introspect_detail *d, dbmcp_error *err)
     if (d->table.kind == INTROSPECT_VIEW)
         return 0;
     store_trusted_begin(db);
-    int rc = read_foreign_keys(db, d->table.name, d, err);
+    int rc = read_foreign_keys(db, d, err);
     if (!rc)
-        rc = read_indexes(db, d->table.name, d, err);
+        rc = read_indexes(db, d, err);
     store_trusted_end(db);
     return rc;
 }

@@ -14,10 +14,12 @@
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/ids.h"
 #include "store/assets.h"
 #include "store/dialect.h"
+#include "store/introspect.h"
 
 typedef struct migration {
     int version;      /* strictly increasing from 1 */
@@ -36,6 +38,7 @@ static const migration sqlite_migrations[] = {
     {8, "0008_scoped_bm25", asset_sqlite_0008_scoped_bm25_start},
     {9, "0009_console", asset_sqlite_0009_console_start},
     {10, "0010_text_once", asset_sqlite_0010_text_once_start},
+    {11, "0011_attachments", asset_sqlite_0011_attachments_start},
 };
 
 /* Run with search_path set to the schema dbmcp (0001_core.sql says how). */
@@ -50,6 +53,7 @@ static const migration postgres_migrations[] = {
     {8, "0008_scoped_bm25", asset_postgres_0008_scoped_bm25_start},
     {9, "0009_console", asset_postgres_0009_console_start},
     {10, "0010_text_once", asset_postgres_0010_text_once_start},
+    {11, "0011_attachments", asset_postgres_0011_attachments_start},
 };
 
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))
@@ -116,6 +120,42 @@ int store_schema_version(store *db, int *out, dbmcp_error *err)
     rc = store_query_int(db, "SELECT coalesce(max(version), 0) FROM dbmcp_schema_migrations", 0, &v,
                          err);
     *out = (int)v;
+    return rc;
+}
+
+int store_survey_file(const char *path, int *is_catalog, size_t *n_user, char *names, size_t size,
+                      dbmcp_error *err)
+{
+    *is_catalog = 0;
+    *n_user = 0;
+    if (size)
+        names[0] = '\0';
+    struct stat info;
+    if (stat(path, &info) != 0 || info.st_size == 0)
+        return 0;
+    store *db = NULL;
+    int rc = store_open(path, STORE_READONLY, &db, err);
+    if (rc)
+        return rc;
+    store_trusted_begin(db);
+    rc = table_exists(db, "dbmcp_schema_migrations", is_catalog, err);
+    store_trusted_end(db);
+    introspect_table *v = NULL;
+    size_t n = 0;
+    if (!rc)
+        rc = introspect_list(db, &v, &n, err);
+    size_t used = 0;
+    for (size_t i = 0; !rc && i < n && i < 3 && size; i++) {
+        int w = snprintf(names + used, size - used, "%s%s", i ? ", " : "", v[i].name);
+        if (w < 0 || (size_t)w >= size - used) {
+            names[used] = '\0';
+            break;
+        }
+        used += (size_t)w;
+    }
+    *n_user = rc ? 0 : n;
+    introspect_table_array_free(v, n);
+    store_close(db);
     return rc;
 }
 

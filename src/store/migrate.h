@@ -25,6 +25,15 @@ int store_migrate(store *db, int *applied, dbmcp_error *err);
  * current; DBMCP_EVERSION with a message saying to run `dbmcp init` (older
  * or empty) or to upgrade dbmcp (newer). */
 int store_schema_check(store *db, dbmcp_error *err);
+/* What the existing SQLite file at path holds, read on a read-only handle
+ * that writes nothing (its journal mode stays): *is_catalog 1 when it
+ * holds dbmcp's tables; *n_user the number of the other tables and views,
+ * the first three of them by name, comma-separated, in names (size
+ * bytes). All
+ * zero for a file that does not exist or is empty. For `dbmcp init`,
+ * which must not write into a user's database unless told. */
+int store_survey_file(const char *path, int *is_catalog, size_t *n_user, char *names, size_t size,
+                      dbmcp_error *err);
 /* Load a named seed data set ("base", "demo", "conformance") in one
  * transaction. Seeds are not idempotent: `dbmcp init` loads base and
  * conformance only into a new database, and demo only once. */

@@ -4,7 +4,9 @@
  * Read-write handles run in WAL mode with foreign keys on, so a server's
  * readers never block its writer. Read-only handles are opened with
  * SQLITE_OPEN_READONLY and `PRAGMA query_only`, so the engine itself refuses
- * writes whatever SQL text arrives. Busy waits use sqlite3_busy_timeout.
+ * writes whatever SQL text arrives, and attach the catalog's user
+ * databases read-only (sqlite_attach.h). Busy waits use
+ * sqlite3_busy_timeout.
  *
  * How store.h's neutral guard maps onto SQLite: the guard is an authorizer
  * on read-only handles (which also names the reason of a refusal for
@@ -15,6 +17,7 @@
  */
 #include "store/store.h"
 #include "store/driver.h"
+#include "store/sqlite_attach.h"
 #include "store/sqlite_driver.h"
 #include "store/sqlite_fts.h"
 #include "store/sqlite_guard.h"
@@ -151,15 +154,17 @@ static int guard_verdict(const sqlite_store *db, int action, const char *a, cons
             return SQLITE_OK;
         /* Read-only introspection pragmas, for store internals only:
          * query_only may be read, never set (b is the value of
-         * `PRAGMA x = v`); the others take a table or index name as b
-         * and have no setting form. */
+         * `PRAGMA x = v`); database_list names the attached databases;
+         * the others take a table or index name as b and have no setting
+         * form. */
         if (!db->trusted || !a)
             return SQLITE_DENY;
         if (strcmp(a, "query_only") == 0)
             return b ? SQLITE_DENY : SQLITE_OK;
         return strcmp(a, "table_xinfo") == 0 || strcmp(a, "table_info") == 0 ||
                        strcmp(a, "index_list") == 0 || strcmp(a, "index_info") == 0 ||
-                       strcmp(a, "index_xinfo") == 0 || strcmp(a, "foreign_key_list") == 0
+                       strcmp(a, "index_xinfo") == 0 || strcmp(a, "foreign_key_list") == 0 ||
+                       strcmp(a, "database_list") == 0
                    ? SQLITE_OK
                    : SQLITE_DENY;
     default: return SQLITE_DENY;
@@ -300,6 +305,12 @@ static int sq_open(const char *url, int flags, store **out, dbmcp_error *err)
                               "PRAGMA foreign_keys = ON;";
     rc = sq_exec(&db->base, setup, err);
     if (rc) {
+        sq_close(&db->base);
+        return rc;
+    }
+    /* Before the guard, which refuses ATTACH: the user databases of the
+     * catalog, read-only (attachments.h). */
+    if ((flags & STORE_READONLY) && (rc = sqlite_attach_user_databases(&db->base, db->db, err))) {
         sq_close(&db->base);
         return rc;
     }
@@ -745,7 +756,8 @@ static int sq_verify_readonly(store *h, dbmcp_error *err)
     db->trusted = 1;
     rc = store_query_int(h, "PRAGMA query_only", 0, &query_only, err);
     db->trusted = 0;
-    if (sqlite3_db_readonly(db->db, "main") != 1 || (!rc && query_only != 1))
+    if (sqlite3_db_readonly(db->db, "main") != 1 || !sqlite_attach_all_readonly(db->db) ||
+        (!rc && query_only != 1))
         return dbmcp_error_set(err, DBMCP_EDENIED,
                                "the query connection could write to the database; refusing to "
                                "serve");

@@ -9,7 +9,10 @@
  *
  * Two identities (see ARCHITECTURE.md): a catalog connection opened
  * read-write for dbmcp's own dbmcp_* tables, and a query connection opened
- * with STORE_READONLY for agent-facing SQL on user data.
+ * with STORE_READONLY for agent-facing SQL on user data. On SQLite the
+ * user's data are the databases recorded in dbmcp_attachments, which every
+ * STORE_READONLY handle on the catalog attaches read-only when it opens
+ * (store/attachments.h); a read-write handle never does.
  *
  * Threading: one store handle is used by one thread at a time. Servers keep
  * a store_pool of handles and check one out per request.

@@ -21,6 +21,8 @@ extern const char asset_sqlite_0007_sessions_start[];
 extern const char asset_postgres_0007_sessions_start[];
 extern const char asset_sqlite_0008_scoped_bm25_start[];
 extern const char asset_postgres_0008_scoped_bm25_start[];
+extern const char asset_sqlite_0009_memory_scope_stats_start[];
+extern const char asset_postgres_0009_memory_scope_stats_start[];
 extern const char asset_seed_base_start[];
 extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];

@@ -114,15 +114,16 @@ async function call(srv, key, tool, a) {
   return r.result.structuredContent;
 }
 
-function pendingJobs(db) {
-  const m = /pending jobs: (\d+)/.exec(dbmcp("memory", "jobs", "--db", db, "--limit", "1"));
+// With the server's own binary: another one would migrate the database under it.
+function pendingJobs(db, bin = BIN) {
+  const m = /pending jobs: (\d+)/.exec(dbmcpWith(bin, "memory", "jobs", "--db", db, "--limit", "1"));
   return m ? +m[1] : -1;
 }
 
-async function waitForEmbeddings(db, timeoutS) {
+async function waitForEmbeddings(db, timeoutS, bin = BIN) {
   const t0 = Date.now();
   let p;
-  while ((p = pendingJobs(db)) > 0) {
+  while ((p = pendingJobs(db, bin)) > 0) {
     if ((Date.now() - t0) / 1000 > timeoutS) die(`${p} embedding jobs still pending after ${timeoutS}s`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -264,6 +265,14 @@ function pct(a, p) {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
+// CPU time (user + system, ms) the server process has used so far: on a
+// shared machine the wall-clock figures move with the other load, the CPU
+// each call costs much less.
+function cpuMs(srv) {
+  const f = fs.readFileSync(`/proc/${srv.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (+f[11] + +f[12]) * 10; // utime, stime in clock ticks of 10 ms
+}
+
 // The floor of a call through the same path: dbmcp's built-in echo (no SQL),
 // CLIENTS in flight (calls/s) and one after the other (p50 ms).
 async function echoFloor(srv, key) {
@@ -290,6 +299,7 @@ async function scale(bin = BIN, name = "scale.db") {
   const perSession = 50;
   let next = 0;
   const t0 = process.hrtime.bigint();
+  const cpu0 = cpuMs(srv);
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     let session, count = 0;
     while (next < msgs.length) {
@@ -300,8 +310,9 @@ async function scale(bin = BIN, name = "scale.db") {
     }
   }));
   const writeS = Number(process.hrtime.bigint() - t0) / 1e9;
-  const pendingAtEnd = pendingJobs(db);
-  const embedS = await waitForEmbeddings(db, 1800);
+  const writeCpuUs = ((cpuMs(srv) - cpu0) * 1000) / SCALE; // the embedding worker's included
+  const pendingAtEnd = pendingJobs(db, bin);
+  const embedS = await waitForEmbeddings(db, 1800, bin);
   // The worker publishes new vectors at most every memory.vector_refresh_s (10 s):
   // wait for the last publication so no index rebuild falls into the timed searches.
   await new Promise((r) => setTimeout(r, 11000));
@@ -314,16 +325,18 @@ async function scale(bin = BIN, name = "scale.db") {
     await call(srv, key, "memory_search", { query: qs[0], tiers: ["message"], mode, limit: 10 });
     const coldMs = Number(process.hrtime.bigint() - first) / 1e6;
     const t = [];
+    const c0 = cpuMs(srv);
     for (const q of qs) {
       const s = process.hrtime.bigint();
       await call(srv, key, "memory_search", { query: q, tiers: ["message"], mode, limit: 10 });
       t.push(Number(process.hrtime.bigint() - s) / 1e6);
     }
-    lat[mode] = { coldMs, p50: pct(t, 50), p95: pct(t, 95), n: t.length };
+    lat[mode] = { coldMs, p50: pct(t, 50), p95: pct(t, 95), n: t.length,
+      cpuMs: (cpuMs(srv) - c0) / t.length };
   }
   const floor = await echoFloor(srv, key);
   await stopServer(srv);
-  return { messages: SCALE, clients: CLIENTS, writeS, writesPerS: SCALE / writeS, pendingAtEnd,
+  return { messages: SCALE, clients: CLIENTS, writeS, writesPerS: SCALE / writeS, writeCpuUs, pendingAtEnd,
     embedAfterWritesS: embedS, embedded, latencyMs: lat, floor };
 }
 
@@ -360,6 +373,9 @@ if (SCALE > 0 && PEER) {
   console.log(`| save_message, messages/s | ${P.writesPerS.toFixed(0)} | ${S.writesPerS.toFixed(0)} | ${r(S.writesPerS / P.writesPerS)} | ${S.floor.callsPerS.toFixed(0)} calls/s |`);
   for (const m of ["keyword", "hybrid"])
     console.log(`| memory_search ${m}, p50 / p95 (ms) | ${P.latencyMs[m].p50.toFixed(1)} / ${P.latencyMs[m].p95.toFixed(1)} | ${S.latencyMs[m].p50.toFixed(1)} / ${S.latencyMs[m].p95.toFixed(1)} | ${r(P.latencyMs[m].p50 / S.latencyMs[m].p50)} | ${S.floor.p50.toFixed(2)} ms |`);
+  console.log(`| save_message, server CPU per message (µs, embedding included) | ${P.writeCpuUs.toFixed(0)} | ${S.writeCpuUs.toFixed(0)} | ${r(P.writeCpuUs / S.writeCpuUs)} | |`);
+  for (const m of ["keyword", "hybrid"])
+    console.log(`| memory_search ${m}, server CPU per call (ms) | ${P.latencyMs[m].cpuMs.toFixed(2)} | ${S.latencyMs[m].cpuMs.toFixed(2)} | ${r(P.latencyMs[m].cpuMs / S.latencyMs[m].cpuMs)} | |`);
   console.log(`| embedding jobs pending when the last write returned | ${P.pendingAtEnd} | ${S.pendingAtEnd} | | |`);
 } else if (SCALE > 0) {
   out.scale = await scale();
@@ -371,6 +387,7 @@ if (SCALE > 0 && PEER) {
   console.log(`| backlog drained after the last write | ${S.embedAfterWritesS.toFixed(1)} s (the worker embeds while the writes go on) |`);
   for (const m of ["keyword", "hybrid"])
     console.log(`| memory_search ${m}: p50 / p95 (first query) | ${S.latencyMs[m].p50.toFixed(1)} / ${S.latencyMs[m].p95.toFixed(1)} ms (${S.latencyMs[m].coldMs.toFixed(0)} ms) |`);
+  console.log(`| server CPU per message (embedding included) / per search keyword, hybrid | ${S.writeCpuUs.toFixed(0)} µs / ${S.latencyMs.keyword.cpuMs.toFixed(2)}, ${S.latencyMs.hybrid.cpuMs.toFixed(2)} ms |`);
   console.log(`| floor: echo through the same path, ${S.clients} clients / one at a time | ${S.floor.callsPerS.toFixed(0)} calls/s / p50 ${S.floor.p50.toFixed(2)} ms |`);
 }
 if (args.out) fs.writeFileSync(args.out, JSON.stringify(out, null, 2));

@@ -81,6 +81,7 @@ unit: $(UNIT_BINS)
 # (postgresql://…), a database on the server $DBMCP_TEST_PG or, without
 # either, a throw-away server (scripts/unit-pg.sh).
 PG_UNIT_BINS := $(BUILD)/tests/test_store_contract $(BUILD)/tests/test_introspect \
+                $(BUILD)/tests/test_commit_group \
                 $(BUILD)/tests/test_replicas
 
 unit-pg: $(PG_UNIT_BINS)

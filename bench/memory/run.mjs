@@ -20,6 +20,8 @@
 //                     [--scale 100000] [--clients 8] [--queries 200] [--out FILE]
 //                     [--set memory.frequency_weight=0,…]  (experiments)
 //                     [--only scale]                      (skip the retrieval part)
+//                     [--peer PATH]   the scale part again with another dbmcp binary (say
+//                                     the build before a change), side by side with ratios
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -35,6 +37,7 @@ const SESSIONS = +(args.sessions || 60);
 const SCALE = +(args.scale ?? 100000);
 const CLIENTS = +(args.clients || 8);
 const QUERIES = +(args.queries || 200);
+const PEER = args.peer;
 if (!BIN || !WORK) {
   console.error("usage: node run.mjs --dbmcp PATH --work DIR [...]");
   process.exit(2);
@@ -45,13 +48,17 @@ const die = (m) => { console.error("bench-memory: FATAL:", m); process.exit(1); 
 // --- server and calls ------------------------------------------------------------------
 
 function dbmcp(...a) {
-  return execFileSync(BIN, a, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DBMCP_LOG: "error" } });
+  return dbmcpWith(BIN, ...a);
 }
 
-async function startServer(db) {
+function dbmcpWith(bin, ...a) {
+  return execFileSync(bin, a, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, DBMCP_LOG: "error" } });
+}
+
+async function startServer(db, bin = BIN) {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = 20000 + Math.floor(Math.random() * 30000);
-    const child = spawn(BIN, ["serve", "--db", db, "--http", `127.0.0.1:${port}`],
+    const child = spawn(bin, ["serve", "--db", db, "--http", `127.0.0.1:${port}`],
       { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DBMCP_LOG: "warn" } });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
@@ -107,31 +114,32 @@ async function call(srv, key, tool, a) {
   return r.result.structuredContent;
 }
 
-function pendingJobs(db) {
-  const m = /pending jobs: (\d+)/.exec(dbmcp("memory", "jobs", "--db", db, "--limit", "1"));
+// With the server's own binary: another one would migrate the database under it.
+function pendingJobs(db, bin = BIN) {
+  const m = /pending jobs: (\d+)/.exec(dbmcpWith(bin, "memory", "jobs", "--db", db, "--limit", "1"));
   return m ? +m[1] : -1;
 }
 
-async function waitForEmbeddings(db, timeoutS) {
+async function waitForEmbeddings(db, timeoutS, bin = BIN) {
   const t0 = Date.now();
   let p;
-  while ((p = pendingJobs(db)) > 0) {
+  while ((p = pendingJobs(db, bin)) > 0) {
     if ((Date.now() - t0) / 1000 > timeoutS) die(`${p} embedding jobs still pending after ${timeoutS}s`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return (Date.now() - t0) / 1000;
 }
 
-function freshDb(name, user) {
+function freshDb(name, user, bin = BIN) {
   const db = path.join(WORK, name);
   for (const ext of ["", "-wal", "-shm"]) fs.rmSync(db + ext, { force: true });
-  dbmcp("init", "--db", db);
+  dbmcpWith(bin, "init", "--db", db);
   // The interface `memory` as `init --demo` creates it (the base seed has the tools only).
   execFileSync("sqlite3", [db, `INSERT INTO dbmcp_interfaces (name, description) VALUES ('memory', 'memory tools');
     INSERT INTO dbmcp_interface_tools (interface, tool) SELECT 'memory', name FROM dbmcp_tools
     WHERE handler IN ('save_message', 'get_session_history', 'save_episode', 'search_episodes',
-    'save_knowledge', 'get_knowledge', 'search_knowledge', 'forget_knowledge', 'memory_search', 'link', 'memory_graph')`]);
-  const key = dbmcp("keys", "create", "--db", db, "--interface", "memory", "--user", user).trim();
+    'save_knowledge', 'get_knowledge', 'search_knowledge', 'forget_knowledge', 'memory_search', 'link', 'memory_graph', 'echo')`]);
+  const key = dbmcpWith(bin, "keys", "create", "--db", db, "--interface", "memory", "--user", user).trim();
   // --set key=value,…: settings for experiments (needs the sqlite3 shell).
   for (const kv of (args.set || "").split(",").filter(Boolean)) {
     const [k, v] = kv.split("=");
@@ -257,13 +265,41 @@ function pct(a, p) {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 }
 
-async function scale() {
-  const { db, key } = freshDb("scale.db", "scale");
-  const srv = await startServer(db);
+// CPU time (user + system, ms) the server process has used so far: on a
+// shared machine the wall-clock figures move with the other load, the CPU
+// each call costs much less.
+function cpuMs(srv) {
+  const f = fs.readFileSync(`/proc/${srv.child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (+f[11] + +f[12]) * 10; // utime, stime in clock ticks of 10 ms
+}
+
+// The floor of a call through the same path: dbmcp's built-in echo (no SQL),
+// CLIENTS in flight (calls/s) and one after the other (p50 ms).
+async function echoFloor(srv, key) {
+  const n = Math.min(SCALE, 20000);
+  let next = 0;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (next++ < n) await call(srv, key, "echo", { text: "x" });
+  }));
+  const perS = n / (Number(process.hrtime.bigint() - t0) / 1e9);
+  const t = [];
+  for (let i = 0; i < QUERIES; i++) {
+    const s = process.hrtime.bigint();
+    await call(srv, key, "echo", { text: "x" });
+    t.push(Number(process.hrtime.bigint() - s) / 1e6);
+  }
+  return { callsPerS: perS, p50: pct(t, 50) };
+}
+
+async function scale(bin = BIN, name = "scale.db") {
+  const { db, key } = freshDb(name, "scale", bin);
+  const srv = await startServer(db, bin);
   const msgs = fillerMessages(SEED, SCALE);
   const perSession = 50;
   let next = 0;
   const t0 = process.hrtime.bigint();
+  const cpu0 = cpuMs(srv);
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     let session, count = 0;
     while (next < msgs.length) {
@@ -274,8 +310,9 @@ async function scale() {
     }
   }));
   const writeS = Number(process.hrtime.bigint() - t0) / 1e9;
-  const pendingAtEnd = pendingJobs(db);
-  const embedS = await waitForEmbeddings(db, 1800);
+  const writeCpuUs = ((cpuMs(srv) - cpu0) * 1000) / SCALE; // the embedding worker's included
+  const pendingAtEnd = pendingJobs(db, bin);
+  const embedS = await waitForEmbeddings(db, 1800, bin);
   // The worker publishes new vectors at most every memory.vector_refresh_s (10 s):
   // wait for the last publication so no index rebuild falls into the timed searches.
   await new Promise((r) => setTimeout(r, 11000));
@@ -288,16 +325,19 @@ async function scale() {
     await call(srv, key, "memory_search", { query: qs[0], tiers: ["message"], mode, limit: 10 });
     const coldMs = Number(process.hrtime.bigint() - first) / 1e6;
     const t = [];
+    const c0 = cpuMs(srv);
     for (const q of qs) {
       const s = process.hrtime.bigint();
       await call(srv, key, "memory_search", { query: q, tiers: ["message"], mode, limit: 10 });
       t.push(Number(process.hrtime.bigint() - s) / 1e6);
     }
-    lat[mode] = { coldMs, p50: pct(t, 50), p95: pct(t, 95), n: t.length };
+    lat[mode] = { coldMs, p50: pct(t, 50), p95: pct(t, 95), n: t.length,
+      cpuMs: (cpuMs(srv) - c0) / t.length };
   }
+  const floor = await echoFloor(srv, key);
   await stopServer(srv);
-  return { messages: SCALE, clients: CLIENTS, writeS, writesPerS: SCALE / writeS, pendingAtEnd,
-    embedAfterWritesS: embedS, embedded, latencyMs: lat };
+  return { messages: SCALE, clients: CLIENTS, writeS, writesPerS: SCALE / writeS, writeCpuUs, pendingAtEnd,
+    embedAfterWritesS: embedS, embedded, latencyMs: lat, floor };
 }
 
 // --- main -------------------------------------------------------------------------------------
@@ -322,7 +362,22 @@ for (const p of R.perSeed)
   console.log(`seed ${p.seed}: recall@5 ${f(p.keyword.recall5)} → ${f(p.hybrid.recall5)}, recall@10 ${f(p.keyword.recall10)} → ${f(p.hybrid.recall10)}, MRR ${f(p.keyword.mrr)} → ${f(p.hybrid.mrr)} (keyword → hybrid, ${p.questions} questions)`);
 console.log(`load: ${R.loadS.toFixed(1)} s for ${R.dataset.messages} messages + facts; embeddings done ${R.embedWaitS.toFixed(1)} s after the last write`);
 }
-if (SCALE > 0) {
+if (SCALE > 0 && PEER) {
+  // The peer first, then this build, each on a fresh database; one table.
+  out.peerScale = await scale(PEER, "scale-peer.db");
+  out.scale = await scale(BIN, "scale.db");
+  const P = out.peerScale, S = out.scale;
+  const r = (better) => `${better.toFixed(2)}×`;
+  console.log(`\nMemory at scale — ${S.messages} messages in one scope, ${S.clients} concurrent HTTP clients; peer ${PEER}`);
+  console.log("| metric | peer | dbmcp | dbmcp better | floor (echo, same path) |\n| --- | ---: | ---: | ---: | ---: |");
+  console.log(`| save_message, messages/s | ${P.writesPerS.toFixed(0)} | ${S.writesPerS.toFixed(0)} | ${r(S.writesPerS / P.writesPerS)} | ${S.floor.callsPerS.toFixed(0)} calls/s |`);
+  for (const m of ["keyword", "hybrid"])
+    console.log(`| memory_search ${m}, p50 / p95 (ms) | ${P.latencyMs[m].p50.toFixed(1)} / ${P.latencyMs[m].p95.toFixed(1)} | ${S.latencyMs[m].p50.toFixed(1)} / ${S.latencyMs[m].p95.toFixed(1)} | ${r(P.latencyMs[m].p50 / S.latencyMs[m].p50)} | ${S.floor.p50.toFixed(2)} ms |`);
+  console.log(`| save_message, server CPU per message (µs, embedding included) | ${P.writeCpuUs.toFixed(0)} | ${S.writeCpuUs.toFixed(0)} | ${r(P.writeCpuUs / S.writeCpuUs)} | |`);
+  for (const m of ["keyword", "hybrid"])
+    console.log(`| memory_search ${m}, server CPU per call (ms) | ${P.latencyMs[m].cpuMs.toFixed(2)} | ${S.latencyMs[m].cpuMs.toFixed(2)} | ${r(P.latencyMs[m].cpuMs / S.latencyMs[m].cpuMs)} | |`);
+  console.log(`| embedding jobs pending when the last write returned | ${P.pendingAtEnd} | ${S.pendingAtEnd} | | |`);
+} else if (SCALE > 0) {
   out.scale = await scale();
   const S = out.scale;
   console.log(`\nMemory at scale — ${S.messages} messages in one scope, ${S.clients} concurrent HTTP clients`);
@@ -332,6 +387,8 @@ if (SCALE > 0) {
   console.log(`| backlog drained after the last write | ${S.embedAfterWritesS.toFixed(1)} s (the worker embeds while the writes go on) |`);
   for (const m of ["keyword", "hybrid"])
     console.log(`| memory_search ${m}: p50 / p95 (first query) | ${S.latencyMs[m].p50.toFixed(1)} / ${S.latencyMs[m].p95.toFixed(1)} ms (${S.latencyMs[m].coldMs.toFixed(0)} ms) |`);
+  console.log(`| server CPU per message (embedding included) / per search keyword, hybrid | ${S.writeCpuUs.toFixed(0)} µs / ${S.latencyMs.keyword.cpuMs.toFixed(2)}, ${S.latencyMs.hybrid.cpuMs.toFixed(2)} ms |`);
+  console.log(`| floor: echo through the same path, ${S.clients} clients / one at a time | ${S.floor.callsPerS.toFixed(0)} calls/s / p50 ${S.floor.p50.toFixed(2)} ms |`);
 }
 if (args.out) fs.writeFileSync(args.out, JSON.stringify(out, null, 2));
 agent.destroy();

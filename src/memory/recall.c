@@ -213,41 +213,49 @@ static int item_filter(const mem_search_req *req, mstore_item_filter *f)
  * discounts common words. Hybrid: each side reads SEARCH_MAX_K candidates,
  * fused with memory.vector_weight and memory.rrf_k; a vector side that
  * fails (embedding service down) degrades to keywords with a note. */
-static int run_search(store *db, const mem_scope *scope, const mem_config *cfg,
+/* The vector list's weight for emb into out->weight_vector; a hybrid
+ * search whose vector list would weigh nothing becomes keyword-only
+ * (the query is then not embedded), with a note. */
+static void vector_weight(const mem_config *cfg, embedder *emb, search_mode *mode,
+                          mem_hit_list *out)
+{
+    int http = emb && strcmp(embedder_kind(emb), "http") == 0;
+    double weight = http ? cfg->vector_weight_http : cfg->vector_weight_builtin;
+    out->weight_vector = weight;
+    if (*mode == SEARCH_HYBRID && weight <= 0) {
+        *mode = SEARCH_KEYWORD;
+        snprintf(out->note, sizeof out->note,
+                 "vector side off: weight 0 for the %s embedder "
+                 "(setting memory.vector_weight.%s)",
+                 http ? "http" : "builtin", http ? "http" : "builtin");
+    }
+}
+
+static int run_search(const search_index_scope *readable, store *db, const mem_config *cfg,
                       const mem_search_req *req, search_mode *mode, embedder *emb,
                       id_set *scope_ids, int k, search_result *res, mem_hit_list *out,
                       dbmcp_error *err)
 {
     char *note = out->note;
     size_t note_size = sizeof out->note;
-    int http = emb && strcmp(embedder_kind(emb), "http") == 0;
-    double weight = http ? cfg->vector_weight_http : cfg->vector_weight_builtin;
-    out->weight_vector = weight;
-    if (*mode == SEARCH_HYBRID && weight <= 0) {
-        /* Nothing to fuse: the keyword side alone, without embedding the query. */
-        *mode = SEARCH_KEYWORD;
-        snprintf(note, note_size,
-                 "vector side off: weight 0 for the %s embedder "
-                 "(setting memory.vector_weight.%s)",
-                 http ? "http" : "builtin", http ? "http" : "builtin");
-    }
+    double weight = out->weight_vector;
     char *content = NULL;
     if (*mode != SEARCH_KEYWORD && !(content = content_query(req->query)))
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     /* BM25's statistics come from every item of the caller's scope (all
      * tiers), whatever the request's filters; the filters only pick which
-     * items are ranked (scope_ids). */
-    search_index_scope readable;
-    mstore_search_scope(scope->user_id, scope->agent_id, &readable);
+     * items are ranked: the scope's eligible condition on the keyword
+     * side, the item ids (scope_ids) on the vector side, whose index holds
+     * every scope's vectors. */
     search_request sr = {0};
-    sr.scope = &readable;
+    sr.scope = readable;
     sr.keyword_rows_max = (int)cfg->keyword_rows_max;
     sr.query = *mode == SEARCH_VECTOR ? content : req->query;
     sr.vector_query = content;
     sr.mode = *mode;
     sr.k = k;
     sr.candidates = k;
-    sr.filter = in_scope;
+    sr.filter = scope_ids ? in_scope : NULL;
     sr.filter_ctx = scope_ids;
     sr.emb = emb;
     sr.min_relevance = out->min_relevance;
@@ -269,6 +277,15 @@ static int run_search(store *db, const mem_scope *scope, const mem_config *cfg,
     return rc;
 }
 
+typedef struct collect_ctx {
+    const mem_search_req *req;
+    const mem_config *cfg;
+    const search_result *res;
+    mem_hit_list *out;
+} collect_ctx;
+
+static int collect_one(void *ctx, size_t i, store_stmt *row);
+
 /* Resolve, filter and weight the engine's hits into out; `model` (may be
  * NULL) is the embedder's, for each hit's `embedded`. */
 static int collect(store *db, const mem_scope *scope, const mem_config *cfg,
@@ -278,20 +295,40 @@ static int collect(store *db, const mem_scope *scope, const mem_config *cfg,
     out->items = calloc(res->count ? res->count : 1, sizeof *out->items);
     if (!out->items)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    if (res->count == 0)
+        return 0;
     mstore_detail_filter f = {model, req->as_of, req->from, req->to};
+    int64_t *ids = malloc((res->count ? res->count : 1) * sizeof *ids);
+    if (!ids)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < res->count; i++)
+        ids[i] = res->hits[i].id;
+    collect_ctx cc = {req, cfg, res, out};
+    int rc = mstore_item_details(db, scope->user_id, scope->agent_id, ids, res->count, &f,
+                                 collect_one, &cc, err);
+    free(ids);
+    if (rc)
+        return rc;
+    qsort(out->items, out->count, sizeof *out->items, by_final_desc);
+    return 0;
+}
+
+/* One resolved candidate i of the engine's hits: filtered and weighted
+ * into the next slot of out. */
+static int collect_one(void *ctx, size_t i, store_stmt *row)
+{
+    collect_ctx *cc = ctx;
+    const mem_search_req *req = cc->req;
+    const mem_config *cfg = cc->cfg;
+    mem_hit_list *out = cc->out;
+    const search_hit *sh = &cc->res->hits[i];
+    mem_hit *h = &out->items[out->count];
     mem_rank_params p = {cfg->half_life_s, cfg->recency_weight, cfg->frequency_weight};
-    for (size_t i = 0; i < res->count; i++) {
-        const search_hit *sh = &res->hits[i];
-        mem_hit *h = &out->items[out->count];
-        int rc = mstore_item_detail(db, scope->user_id, scope->agent_id, sh->id, &f, read_detail, h,
-                                    err);
-        if (rc == DBMCP_ENOTFOUND)
-            continue;
-        if (rc)
-            return rc;
+    read_detail(h, row);
+    {
         if (!passes(req, h)) {
             hit_clear(h);
-            continue;
+            return 0;
         }
         h->item_id = sh->id;
         h->keyword_rank = sh->keyword_rank;
@@ -308,7 +345,6 @@ static int collect(store *db, const mem_scope *scope, const mem_config *cfg,
         }
         out->count++;
     }
-    qsort(out->items, out->count, sizeof *out->items, by_final_desc);
     return 0;
 }
 
@@ -340,23 +376,34 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
             snprintf(out->note, sizeof out->note, "no embedder configured: keyword only");
         }
     }
+    search_mode smode = (search_mode)mode;
+    if (emb)
+        vector_weight(cfg, emb, &smode, out);
+    /* Which items may be ranked: the keyword side tests each match in SQL
+     * (the scope's eligible condition); only the vector side, whose index
+     * holds every scope's vectors, needs the scope's item ids. */
     id_set scope_ids = {NULL, 0};
     mstore_item_filter f;
     int filtered = item_filter(req, &f);
-    int rc = mstore_scope_item_ids_filtered(
-        db, scope->user_id, scope->agent_id, req->tiers ? req->tiers : MEM_TIER_ALL,
-        filtered ? &f : NULL, &scope_ids.ids, &scope_ids.n, err);
-    free((char *)f.metadata);
-    if (rc)
-        return rc;
+    int tiers = req->tiers ? req->tiers : MEM_TIER_ALL;
+    search_index_scope readable;
+    char eligible[4096];
+    int rc = mstore_search_scope_filtered(db, scope->user_id, scope->agent_id, tiers,
+                                          filtered ? &f : NULL, eligible, sizeof eligible,
+                                          &readable, err);
+    if (!rc && smode != SEARCH_KEYWORD)
+        rc =
+            mstore_scope_item_ids_filtered(db, scope->user_id, scope->agent_id, tiers,
+                                           filtered ? &f : NULL, &scope_ids.ids, &scope_ids.n, err);
     int ek = k * 4 < 40 ? 40 : k * 4;
     if (ek > SEARCH_MAX_K)
         ek = SEARCH_MAX_K;
     search_result res = {0};
-    search_mode smode = (search_mode)mode;
     out->min_relevance = req->min_relevance >= 0 ? req->min_relevance : cfg->min_relevance;
-    if (scope_ids.n)
-        rc = run_search(db, scope, cfg, req, &smode, emb, &scope_ids, ek, &res, out, err);
+    if (!rc && (smode == SEARCH_KEYWORD || scope_ids.n))
+        rc = run_search(&readable, db, cfg, req, &smode, emb,
+                        smode == SEARCH_KEYWORD ? NULL : &scope_ids, ek, &res, out, err);
+    free((char *)f.metadata);
     mode = (int)smode;
     free(scope_ids.ids);
     if (rc) {

@@ -13,6 +13,7 @@
 
 #include "core/ids.h"
 #include "memory/memory_internal.h"
+#include "store/commit_group.h"
 #include "store/memory_store.h"
 
 /* --- working memory ---------------------------------------------------------------- */
@@ -251,43 +252,59 @@ int mem_message_check(const mem_config *cfg, const mem_message_in *m, dbmcp_erro
     return rc;
 }
 
-int mem_message_save(store *db, const mem_scope *scope, const mem_config *cfg,
-                     const char *session_id, const mem_message_in *m, int64_t *out_id,
-                     int *deduplicated, dbmcp_error *err)
+/* One save as a unit of a group commit (store/commit_group.h): inputs,
+ * and outputs each run overwrites. */
+typedef struct message_save_call {
+    const mem_scope *scope;
+    const char *session_id;
+    const mem_message_in *m;
+    const char *text, *calls; /* normalised content, stored tool calls */
+    double t0;                /* when the call arrived (monotonic ms) */
+    int64_t id;               /* out: message id */
+    int dedup;                /* out: an exact repeat or a known item */
+} message_save_call;
+
+static int message_save_unit(store *db, void *ctx, dbmcp_error *err)
 {
-    double t0 = ids_monotonic_ms();
-    int dedup = 0;
-    char *text, *calls;
-    int rc = message_check(cfg, m, &text, &calls, err);
-    if (rc)
-        return rc;
-    if ((rc = store_begin(db, err))) {
-        free(text);
-        free(calls);
-        return rc;
-    }
+    message_save_call *c = ctx;
+    c->id = 0;
+    c->dedup = 0;
     mem_session_row sess;
-    rc = mem_session_get(db, scope, session_id, &sess, err);
+    int rc = mem_session_get(db, c->scope, c->session_id, &sess, err);
     if (rc == 0 && strcmp(sess.state, "compacted") == 0)
         rc = dbmcp_error_set(err, DBMCP_EINVAL,
                              "session_id: session '%.64s' expired and was compacted into an"
                              " episode; open a new session",
-                             session_id);
+                             c->session_id);
     if (rc == 0)
-        rc = message_save_tx(db, scope, session_id, m, text, calls, &sess, out_id, &dedup, err);
+        rc = message_save_tx(db, c->scope, c->session_id, c->m, c->text, c->calls, &sess, &c->id,
+                             &c->dedup, err);
+    if (rc == 0) /* logged inside the write: committed with it */
+        mem_log(db, c->scope, "save_message", c->session_id, 1, ids_monotonic_ms() - c->t0);
+    return rc;
+}
+
+int mem_message_save(store *db, const mem_scope *scope, const mem_config *cfg,
+                     const char *session_id, const mem_message_in *m, int64_t *out_id,
+                     int *deduplicated, dbmcp_error *err)
+{
+    message_save_call c = {scope, session_id, m, NULL, NULL, ids_monotonic_ms(), 0, 0};
+    char *text, *calls;
+    int rc = message_check(cfg, m, &text, &calls, err);
+    if (rc)
+        return rc;
+    c.text = text;
+    c.calls = calls;
+    /* Concurrent saves share a transaction; this returns once ours is
+     * committed, or with our own error and none of our rows. */
+    rc = store_group_run(db, message_save_unit, &c, err);
     free(text);
     free(calls);
-    if (rc == 0) {
-        /* Logged inside the write: one commit per message. */
-        mem_log(db, scope, "save_message", session_id, 1, ids_monotonic_ms() - t0);
-        rc = store_commit(db, err);
-    }
-    if (rc) {
-        store_rollback(db);
+    if (rc)
         return rc;
-    }
+    *out_id = c.id;
     if (deduplicated)
-        *deduplicated = dedup;
+        *deduplicated = c.dedup;
     return 0;
 }
 

@@ -201,12 +201,10 @@ static size_t stats_next; /* the entry replaced next */
  * two scopes share a key whatever bytes their values hold. Caller frees. */
 static char *scope_key(store *db, const search_index_scope *s, const char *version)
 {
-    const char *parts[] = {store_identity(db),
-                           s->rows,
-                           s->condition,
-                           s->values[0] ? s->values[0] : "",
-                           s->values[1] ? s->values[1] : "",
-                           version};
+    const char *parts[4 + SEARCH_INDEX_SCOPE_PARAMS] = {store_identity(db), s->rows, s->condition,
+                                                        version};
+    for (size_t i = 0; i < SEARCH_INDEX_SCOPE_PARAMS; i++)
+        parts[4 + i] = s->values[i] ? s->values[i] : "";
     size_t n = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         n += strlen(parts[i]) + 24;
@@ -360,6 +358,7 @@ typedef struct kw_row {
     int64_t id;
     int64_t length;
     size_t first, n; /* hits[first .. first + n) */
+    int eligible;    /* passes the scope's eligible condition: may be ranked */
 } kw_row;
 
 typedef struct kw_scan {
@@ -372,7 +371,7 @@ typedef struct kw_scan {
 } kw_scan;
 
 static int kw_scan_add(void *ctx, int64_t id, int64_t length, const search_index_hit *hits,
-                       size_t n)
+                       size_t n, int eligible)
 {
     kw_scan *s = ctx;
     if (s->n == s->cap) {
@@ -394,7 +393,7 @@ static int kw_scan_add(void *ctx, int64_t id, int64_t length, const search_index
         s->hits_cap = cap;
     }
     memcpy(s->hits + s->n_hits, hits, n * sizeof *hits);
-    s->rows[s->n++] = (kw_row){id, length, s->n_hits, n};
+    s->rows[s->n++] = (kw_row){id, length, s->n_hits, n, eligible};
     s->n_hits += n;
     for (size_t i = 0; i < n; i++)
         s->holding[hits[i].phrase]++;
@@ -471,7 +470,7 @@ static int rank_rows(const search_request *req, const fts_match *m, const kw_sca
     size_t n = 0;
     for (size_t i = 0; i < scan->n; i++) {
         const kw_row *row = &scan->rows[i];
-        if (req->filter && !req->filter(req->filter_ctx, row->id))
+        if (!row->eligible || (req->filter && !req->filter(req->filter_ctx, row->id)))
             continue;
         const search_index_hit *h = scan->hits + row->first;
         r[n++] = (kw_ranked){row->id, bm25_score(st, h, row->n, row->length),

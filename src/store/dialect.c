@@ -112,10 +112,12 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
      * hidden column of its own name stands for the table (MATCH, auxiliary
      * functions) under an alias. */
     [DIALECT_FTS_SCOPE_MATCH] = {"scoped keyword match",
-                                 "SELECT sr.id, sr.fts_length, dbmcp_phrase_hits(f.%3$s)"
+                                 "SELECT sr.id, sr.fts_length, dbmcp_phrase_hits(f.%3$s),"
+                                 " CASE WHEN (%4$s) THEN 1 ELSE 0 END"
                                  " FROM %3$s f CROSS JOIN %1$s sr WHERE sr.id = f.rowid"
                                  " AND f.%3$s MATCH :q AND (%2$s) ORDER BY f.rowid DESC",
-                                 "SELECT sr.id, sr.fts_length, CAST(f.doc AS text)"
+                                 "SELECT sr.id, sr.fts_length, CAST(f.doc AS text),"
+                                 " CASE WHEN (%4$s) THEN 1 ELSE 0 END"
                                  " FROM %3$s f JOIN %1$s sr ON sr.id = f.rowid"
                                  " WHERE f.doc @@ CAST(:q AS tsquery) AND (%2$s)"
                                  " ORDER BY f.rowid DESC"},

@@ -772,15 +772,17 @@ void docs_search_scope(const char *iface, search_index_scope *out)
      * ingest (chunks) and every change of resources or of what an
      * interface exposes (the catalog's resources version, triggers). */
     *out = (search_index_scope){
-        "dbmcp_chunks",
-        "EXISTS (SELECT 1 FROM dbmcp_documents d JOIN dbmcp_resources res ON res.uri = d.uri"
-        " AND res.enabled = 1 WHERE d.id = sr.document_id AND" EXPOSED_BY_IFACE("d.uri") ")",
-        "CAST((SELECT version FROM dbmcp_data_versions WHERE name = '" DOCS_VERSION_KEY
-        "') AS TEXT)"
-        " || '/' || CAST((SELECT resources_version FROM dbmcp_catalog_version WHERE id = 1) AS "
-        "TEXT)",
-        {":iface", NULL},
-        {iface, NULL}};
+        .rows = "dbmcp_chunks",
+        .condition =
+            "EXISTS (SELECT 1 FROM dbmcp_documents d JOIN dbmcp_resources res ON res.uri = d.uri"
+            " AND res.enabled = 1 WHERE d.id = sr.document_id AND" EXPOSED_BY_IFACE("d.uri") ")",
+        .version =
+            "CAST((SELECT version FROM dbmcp_data_versions WHERE name = '" DOCS_VERSION_KEY
+            "') AS TEXT)"
+            " || '/' || CAST((SELECT resources_version FROM dbmcp_catalog_version WHERE id = 1) AS "
+            "TEXT)",
+        .names = {":iface"},
+        .values = {iface}};
 }
 
 int docs_filter_chunks(store *db, const doc_filter *f, void (*add)(void *ctx, int64_t chunk_id),

@@ -18,6 +18,8 @@
 
 /* --- recall ------------------------------------------------------------------ */
 
+/* The tiers of a mask: message 1, episode 2, knowledge 4 (recall.h). */
+#define TIERS_ALL 0x7
 #define TIER_MASK_SQL                                                                              \
     " (((:m & 1) <> 0 AND i.tier = 'message') OR ((:m & 2) <> 0 AND i.tier = 'episode') OR"        \
     " ((:m & 4) <> 0 AND i.tier = 'knowledge'))"
@@ -61,8 +63,10 @@ static int meta_condition(store *db, const char *column, char *buf, size_t size,
     return rc;
 }
 
-/* The statement of mstore_scope_item_ids_filtered into sql. */
-static int filtered_ids_sql(store *db, char *sql, size_t size, dbmcp_error *err)
+/* The attribute filters of an mstore_item_filter as one condition over
+ * the item alias i, into sql (parameters :u, :a, :role, :st, :tt, :cat,
+ * :sess, :meta). */
+static int attr_condition(store *db, char *sql, size_t size, dbmcp_error *err)
 {
     char m[512], e[512], k[512];
     int rc = meta_condition(db, "m.metadata", m, sizeof m, err);
@@ -72,11 +76,24 @@ static int filtered_ids_sql(store *db, char *sql, size_t size, dbmcp_error *err)
         rc = meta_condition(db, "k.metadata", k, sizeof k, err);
     if (rc)
         return rc;
+    int n = snprintf(sql, size, "(" MESSAGE_SQL " OR" EPISODE_SQL " OR" KNOWLEDGE_SQL ")", m, e, k);
+    if (n < 0 || (size_t)n >= size)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "memory filter statement too long");
+    return 0;
+}
+
+/* The statement of mstore_scope_item_ids_filtered into sql. */
+static int filtered_ids_sql(store *db, char *sql, size_t size, dbmcp_error *err)
+{
+    char cond[3072];
+    int rc = attr_condition(db, cond, sizeof cond, err);
+    if (rc)
+        return rc;
     int n = snprintf(sql, size,
                      "SELECT i.id FROM dbmcp_mem_items i WHERE i.user_id = :u AND"
-                     " i.agent_id = :a AND" TIER_MASK_SQL " AND (" MESSAGE_SQL " OR" EPISODE_SQL
-                     " OR" KNOWLEDGE_SQL ")",
-                     m, e, k);
+                     " i.agent_id = :a AND" TIER_MASK_SQL " AND %s",
+                     cond);
     if (n < 0 || (size_t)n >= size)
         return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
                                        "memory filter statement too long");
@@ -85,10 +102,58 @@ static int filtered_ids_sql(store *db, char *sql, size_t size, dbmcp_error *err)
 
 void mstore_search_scope(const char *u, const char *a, search_index_scope *out)
 {
-    /* No version: nothing is bumped when an item is written, and counting
-     * a scope over the index dbmcp_mem_items_length (0007) is cheap. */
+    /* No version: the figures come from dbmcp_mem_scope_stats, kept by
+     * triggers in step with the items (0009), one row read per search. */
     *out = (search_index_scope){
-        "dbmcp_mem_items", "sr.user_id = :u AND sr.agent_id = :a", NULL, {":u", ":a"}, {u, a}};
+        .rows = "dbmcp_mem_items",
+        .condition = "sr.user_id = :u AND sr.agent_id = :a",
+        .stats = "SELECT items, length FROM dbmcp_mem_scope_stats WHERE user_id = :u AND"
+                 " agent_id = :a",
+        .names = {":u", ":a"},
+        .values = {u, a}};
+}
+
+int mstore_search_scope_filtered(store *db, const char *u, const char *a, int tier_mask,
+                                 const mstore_item_filter *f, char *buf, size_t size,
+                                 search_index_scope *out, dbmcp_error *err)
+{
+    mstore_search_scope(u, a, out);
+    if ((tier_mask & TIERS_ALL) == TIERS_ALL && !f)
+        return 0;
+    /* The tiers as literals: the mask is ours, never the caller's text. */
+    char tiers[96] = "";
+    static const char *const names[] = {"message", "episode", "knowledge"};
+    for (int t = 0; t < 3; t++)
+        if (tier_mask & (1 << t))
+            snprintf(tiers + strlen(tiers), sizeof tiers - strlen(tiers), "%s'%s'",
+                     tiers[0] ? ", " : "", names[t]);
+    if (!tiers[0])
+        snprintf(tiers, sizeof tiers, "NULL");
+    char attrs[3072] = "";
+    int rc = f ? attr_condition(db, attrs, sizeof attrs, err) : 0;
+    if (rc)
+        return rc;
+    /* sr is the item itself: the tiers need no lookup, the attribute
+     * filters (written over the alias i) one by primary key. */
+    int n = f ? snprintf(buf, size,
+                         "sr.tier IN (%s) AND EXISTS (SELECT 1 FROM dbmcp_mem_items i WHERE"
+                         " i.id = sr.id AND %s)",
+                         tiers, attrs)
+              : snprintf(buf, size, "sr.tier IN (%s)", tiers);
+    if (n < 0 || (size_t)n >= size)
+        return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
+                                       "memory filter condition too long");
+    out->eligible = buf;
+    if (f) {
+        const char *names2[] = {":role", ":st", ":tt", ":cat", ":sess", ":meta"};
+        const char *values2[] = {f->role,     f->status,     f->task_type,
+                                 f->category, f->session_id, f->metadata};
+        for (int i = 0; i < 6; i++) {
+            out->names[2 + i] = names2[i];
+            out->values[2 + i] = values2[i];
+        }
+    }
+    return 0;
 }
 
 int mstore_scope_item_ids(store *db, const char *u, const char *a, int tier_mask, int64_t **ids,
@@ -204,6 +269,39 @@ int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
     if ((rc = mstore_each(st, fn, ctx, &rows, err)))
         return rc;
     return rows ? 0 : DBMCP_ENOTFOUND;
+}
+
+int mstore_item_details(store *db, const char *u, const char *a, const int64_t *ids, size_t n,
+                        const mstore_detail_filter *filter, mstore_detail_fn fn, void *ctx,
+                        dbmcp_error *err)
+{
+    char age[128], sql[4096];
+    int rc =
+        dialect_format(db, DIALECT_SECONDS_BETWEEN, age, sizeof age, err, ":now", "r.ref_time");
+    if (rc)
+        return rc;
+    snprintf(sql, sizeof sql, item_detail_sql, age);
+    store_stmt *st;
+    if ((rc = mstore_prepare_scoped(db, sql, u, a, &st, err)))
+        return rc;
+    store_bind_text(st, ":model", filter ? filter->model : NULL);
+    store_bind_text(st, ":asof", filter ? filter->as_of : NULL);
+    store_bind_text(st, ":from", filter ? filter->from : NULL);
+    store_bind_text(st, ":to", filter ? filter->to : NULL);
+    char now[32];
+    ids_now_iso(now);
+    store_bind_text(st, ":now", now);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        store_reset(st);
+        store_bind_int(st, ":id", ids[i]);
+        rc = store_step(st, err);
+        if (rc == STORE_ROW)
+            rc = fn(ctx, i, st);
+        else if (rc == STORE_DONE)
+            rc = 0;
+    }
+    store_finalize(st);
+    return rc;
 }
 
 /* --- embedding jobs ----------------------------------------------------------------- */

@@ -182,6 +182,13 @@ int mstore_scope_item_ids_filtered(store *db, const char *u, const char *a, int 
  * (store/search_index.h): every item of (u, a), all tiers — the statistics
  * of BM25 come from them and nothing else. out borrows u and a. */
 void mstore_search_scope(const char *u, const char *a, search_index_scope *out);
+/* As mstore_search_scope, and only the items of tier_mask passing f (may
+ * be NULL; as in mstore_scope_item_ids_filtered) are ranked: the scope's
+ * eligible condition, written into buf (size bytes), which out borrows
+ * with u, a and f's strings. The statistics stay those of every item. */
+int mstore_search_scope_filtered(store *db, const char *u, const char *a, int tier_mask,
+                                 const mstore_item_filter *f, char *buf, size_t size,
+                                 search_index_scope *out, dbmcp_error *err);
 /* The corpus version key bumped whenever memory vectors change
  * (search_index.h, dbmcp_data_versions). */
 #define MSTORE_VERSION_KEY "memory"
@@ -207,6 +214,13 @@ typedef struct mstore_detail_filter {
 int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
                        const mstore_detail_filter *filter, mstore_row_fn fn, void *ctx,
                        dbmcp_error *err);
+/* mstore_item_detail for each of ids[0..n), with one prepared statement:
+ * fn(ctx, i, row) for each item i that has a row (an item without one is
+ * skipped). Stops at fn's nonzero return. */
+typedef int (*mstore_detail_fn)(void *ctx, size_t i, store_stmt *row);
+int mstore_item_details(store *db, const char *u, const char *a, const int64_t *ids, size_t n,
+                        const mstore_detail_filter *filter, mstore_detail_fn fn, void *ctx,
+                        dbmcp_error *err);
 
 /* --- embedding jobs ------------------------------------------------------------ */
 

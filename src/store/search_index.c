@@ -71,7 +71,8 @@ int search_index_bump(store *db, const char *key, dbmcp_error *err)
  * check what can be checked (the table name; no statement separator). */
 static int check_scope(const search_index_scope *scope, dbmcp_error *err)
 {
-    if (!scope || !scope->condition || strchr(scope->condition, ';'))
+    if (!scope || !scope->condition || strchr(scope->condition, ';') ||
+        (scope->eligible && strchr(scope->eligible, ';')))
         return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
                                        "search index: bad scope");
     return check_name(scope->rows, err);
@@ -93,7 +94,8 @@ static int prepare_scoped(store *db, dialect_fragment id, const char *fts_table,
     if (!rc)
         rc = check_scope(scope, err);
     if (!rc)
-        rc = dialect_format(db, id, sql, sizeof sql, err, scope->rows, scope->condition, fts_table);
+        rc = dialect_format(db, id, sql, sizeof sql, err, scope->rows, scope->condition, fts_table,
+                            scope->eligible ? scope->eligible : "1 = 1");
     if (!rc)
         rc = store_prepare(db, sql, st, err);
     if (!rc)
@@ -119,9 +121,11 @@ int search_index_scope_stats(store *db, const search_index_scope *scope, int64_t
     if (rc)
         return rc;
     char sql[4096];
-    int n = snprintf(sql, sizeof sql,
-                     "SELECT count(*), coalesce(sum(sr.fts_length), 0) FROM %s sr WHERE %s",
-                     scope->rows, scope->condition);
+    int n = scope->stats ? snprintf(sql, sizeof sql, "%s", scope->stats)
+                         : snprintf(sql, sizeof sql,
+                                    "SELECT count(*), coalesce(sum(sr.fts_length), 0) FROM %s sr"
+                                    " WHERE %s",
+                                    scope->rows, scope->condition);
     if (n < 0 || (size_t)n >= sizeof sql)
         return dbmcp_error_set_private(err, DBMCP_EINTERNAL, "internal error",
                                        "search index: scope condition too long");
@@ -239,7 +243,8 @@ int search_index_matches(store *db, const char *fts_table, const search_index_sc
         rows++;
         size_t n =
             pq ? pg_fts_hits(pq, store_column_text(st, 2), hits) : read_hits(st, 2, q->count, hits);
-        if (n && (rc = fn(ctx, store_column_int(st, 0), store_column_int(st, 1), hits, n)))
+        if (n && (rc = fn(ctx, store_column_int(st, 0), store_column_int(st, 1), hits, n,
+                          store_column_int(st, 3) != 0)))
             break;
     }
     store_finalize(st);

@@ -57,14 +57,24 @@ int search_index_bump(store *db, const char *key, dbmcp_error *err);
  * the corpus (mstore_search_scope, docs_search_scope), so its SQL stays
  * there; callers only pass it on. Every string is static or outlives the
  * search. */
+#define SEARCH_INDEX_SCOPE_PARAMS 8 /* :parameters of a scope at most */
+
 typedef struct search_index_scope {
     const char *rows;      /* table with a row per indexed item: id (= FTS rowid), fts_length */
     const char *condition; /* SQL condition over the alias sr of rows */
     const char *version;   /* SQL expression (no parameters) whose value changes whenever a row
                               may join or leave the scope or change length: the scope's
                               statistics may be reused while it stays; NULL: never reused */
-    const char *names[2];  /* the :parameters condition uses (NULL when fewer) */
-    const char *values[2]; /* their values, bound as text */
+    const char *stats;     /* NULL, or a statement returning the scope's row count and total
+                              fts_length as one row (no row: 0 and 0) that is cheaper than
+                              counting, e.g. from a table of figures kept by triggers; it uses
+                              the parameters below */
+    const char *eligible;  /* NULL, or an SQL condition over sr choosing which matching rows are
+                              ranked (search_index_match_fn's eligible); every row of the scope
+                              still counts in the statistics */
+    const char *names[SEARCH_INDEX_SCOPE_PARAMS];  /* the :parameters condition, stats and
+                                                      eligible use (NULL when fewer) */
+    const char *values[SEARCH_INDEX_SCOPE_PARAMS]; /* their values, bound as text */
 } search_index_scope;
 
 /* How a phrase takes part in the expression (fts_query.h's term kinds; the
@@ -94,14 +104,15 @@ typedef struct search_index_hit {
     int count;
 } search_index_hit;
 
-/* Called for each matching row: its id, fts_length and the phrases it
- * holds (n > 0 entries ascending by phrase; valid during the call only).
+/* Called for each matching row: its id, fts_length, the phrases it holds
+ * (n > 0 entries ascending by phrase; valid during the call only) and
+ * whether it passes the scope's eligible condition (1 without one).
  * Return nonzero to stop (that value is returned). */
 typedef int (*search_index_match_fn)(void *ctx, int64_t id, int64_t length,
-                                     const search_index_hit *hits, size_t n);
+                                     const search_index_hit *hits, size_t n, int eligible);
 
 /* *rows gets the number of rows in the scope, *length the sum of their
- * fts_length. */
+ * fts_length (from scope->stats when it has one). */
 int search_index_scope_stats(store *db, const search_index_scope *scope, int64_t *rows,
                              int64_t *length, dbmcp_error *err);
 /* The current value of scope->version as text into out ("" when the

@@ -90,6 +90,11 @@ after() {
   local t=${1//[^0-9]/}
   while (( 10#$(date -u +%Y%m%d%H%M%S%3N) <= 10#$t )); do sleep 0.01; done
 }
+# stats_match: the BM25 figures kept per scope (dbmcp_mem_scope_stats, kept
+# by triggers) equal a count of the items, for every scope that has any.
+stats_match() {
+  test "$(sql "SELECT count(*) FROM (SELECT user_id, agent_id, count(*) AS n, sum(fts_length) AS len FROM dbmcp_mem_items GROUP BY user_id, agent_id) c LEFT JOIN dbmcp_mem_scope_stats s ON s.user_id = c.user_id AND s.agent_id = c.agent_id WHERE s.items IS NULL OR s.items <> c.n OR s.length <> c.len")/$(sql "SELECT count(*) FROM dbmcp_mem_scope_stats s WHERE s.items <> 0 AND NOT EXISTS (SELECT 1 FROM dbmcp_mem_items i WHERE i.user_id = s.user_id AND i.agent_id = s.agent_id)")" = "0/0"
+}
 # wait_until COMMAND…: poll COMMAND until it succeeds, for up to a minute;
 # the effect awaited happens in the background (a server's worker).
 wait_until() {
@@ -343,6 +348,7 @@ call alice memory_search '{"query":"!!! ???"}'
 expect "a query without words: clear error" fails_with "query"
 call alice save_episode '{"description":"x","status":"success","started_at":"2026-12-02T10:00Z","ended_at":"2026-12-01T10:00Z"}'
 expect "start after end: clear error" fails_with "started_at: must not be after ended_at"
+expect "the kept BM25 figures of every scope equal a count of its items" stats_match
 
 # --- expiry and compaction (own database) ---------------------------------------------------------
 
@@ -388,6 +394,7 @@ for v in A B C; do call erin save_knowledge "{\"key\":\"room\",\"value\":\"$v\"}
 expect "old knowledge versions are pruned by policy" grep -q "knowledge versions pruned:      1" "$OUT"
 call erin get_knowledge '{"key":"room","history":true}'
 expect "pruning keeps the current and the newest closed versions" is 'r.versions.map(v=>v.value).join()==="B,C"'
+expect "after compaction and pruning the kept BM25 figures still equal a count" stats_match
 
 # --- filters before the cut to k (own database) ----------------------------------------------
 

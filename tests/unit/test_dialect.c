@@ -69,7 +69,7 @@ static void prepares3(store *db, dialect_fragment id, const char *a, const char 
 {
     char sql[4096];
     dbmcp_error err;
-    assert_int_equal(dialect_format(db, id, sql, sizeof sql, &err, a, b, c), 0);
+    assert_int_equal(dialect_format(db, id, sql, sizeof sql, &err, a, b, c, "1 = 1"), 0);
     store_stmt *st = NULL;
     if (store_prepare(db, sql, &st, &err) != 0)
         fail_msg("fragment %d does not prepare: %s\n%s", (int)id, err.message, sql);

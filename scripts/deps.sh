@@ -27,6 +27,10 @@ packages=(
   libcurl3-gnutls libxml2 libpoppler-glib8 libraptor2-0
   mythes-de mythes-en-us
   libcmocka-dev
+  # bench/ann.sh only: FAISS and hnswlib driven directly, beside dbmcp's HNSW
+  # (Debian's libfaiss-dev ships the C API's headers but not its code, and
+  # hnswlib is C++: their Python bindings are the way to run them unchanged).
+  python3-faiss python3-hnswlib python3-numpy
   valgrind curl ca-certificates
 )
 

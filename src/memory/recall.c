@@ -249,6 +249,8 @@ static int run_search(store *db, const mem_scope *scope, const mem_config *cfg,
     sr.candidates = k;
     sr.filter = in_scope;
     sr.filter_ctx = scope_ids;
+    sr.filter_ids = scope_ids->ids; /* ascending */
+    sr.filter_count = scope_ids->n;
     sr.emb = emb;
     sr.min_relevance = out->min_relevance;
     if (*mode == SEARCH_HYBRID) {

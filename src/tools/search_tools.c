@@ -18,6 +18,7 @@
 
 #include "core/ids.h"
 #include "core/jsonutil.h"
+#include "search/ann.h"
 #include "search/engine.h"
 #include "search/fts_query.h"
 #include "store/documents.h"
@@ -410,6 +411,13 @@ static int run_search(tool_env *env, const search_args *a, const id_set *allowed
     req.min_relevance = info->min_relevance;
     req.filter = id_set_has;
     req.filter_ctx = (void *)allowed;
+    req.filter_ids = allowed->ids; /* ascending: sorted by the caller */
+    req.filter_count = allowed->n;
+    req.ann_min_vectors =
+        env->setting_long ? env->setting_long(env, "search.ann_min_vectors", 0) : 0;
+    req.ann_ef = (int)(env->setting_long ? env->setting_long(env, "search.ann_ef", 0) : 0);
+    if (req.ann_ef < 0 || req.ann_ef > SEARCH_ANN_EF_MAX)
+        req.ann_ef = 0;
     /* BM25's statistics come from every chunk the interface may read,
      * whatever the filters; the filters only pick which are ranked. */
     search_index_scope readable;

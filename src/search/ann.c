@@ -61,7 +61,13 @@ search_ann *search_ann_new(int dim)
         return NULL;
     }
     pthread_mutex_init(&a->mu, NULL);
-    pthread_rwlock_init(&a->rw, NULL);
+    /* Writer-preferring: a steady stream of searches must not keep the
+     * sync thread from ever taking the write lock. */
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&a->rw, &attr);
+    pthread_rwlockattr_destroy(&attr);
     a->version = -1;
     a->dim = dim;
     a->refs = 1;

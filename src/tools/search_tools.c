@@ -363,10 +363,11 @@ static void metadata_line(rendered *o, const search_result *res, const search_ar
                  off, floor, capped, ms);
     else
         snprintf(line, sizeof line,
-                 "\n%d passage%s · %s%s · %zu keyword and %zu vector candidates%s%s "
+                 "\n%d passage%s · %s%s · %zu keyword and %zu vector%s candidates%s%s "
                  "· %.1f ms",
                  o->shown, o->shown == 1 ? "" : "s", search_mode_name(a->mode), off,
-                 res->keyword_count, res->vector_count, floor, capped, ms);
+                 res->keyword_count, res->vector_count, res->approximate ? " (approximate)" : "",
+                 floor, capped, ms);
     append(o, o->len ? line : line + 1);
 }
 
@@ -500,6 +501,8 @@ static int search_documents(tool_env *env, const json_t *args, tool_output *out,
             json_object_set_new(out->structured, "weight_vector", json_real(info.weight_vector));
         if (res.keyword_capped)
             json_object_set_new(out->structured, "keyword_capped", json_true());
+        if (res.approximate) /* the vector candidates came from the HNSW graph */
+            json_object_set_new(out->structured, "vector_approximate", json_true());
         tool_output_text(out, o.oom || !o.text ? "" : o.text);
         env->rows = o.shown;
     } else if (err->code == DBMCP_EINVAL && strncmp(err->message, "query", 5) != 0) {

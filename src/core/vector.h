@@ -109,8 +109,9 @@ typedef struct vec_query {
     int rescore;          /* int8: candidates = k * rescore (default 4 when 0) */
     vec_filter_fn filter; /* optional pre-filter */
     void *filter_ctx;
-    const size_t *rows; /* optional: scan only these rows (ascending), e.g. a small scope */
-    size_t n_rows;      /* entries in rows */
+    const size_t
+        *rows;     /* optional: scan only these rows (ascending reads in order), a small scope */
+    size_t n_rows; /* entries in rows */
 } vec_query;
 
 /* Top-k by ascending distance into out[k]; returns the number found

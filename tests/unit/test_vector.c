@@ -230,6 +230,31 @@ static void test_filter(void **state)
         assert_int_equal(got[i].id % 7, 0);
         assert_true(got[i].distance == want[i].distance);
     }
+    /* The same search over only the rows the filter keeps (what the engine
+     * does for a small scope, finding them with vec_index_find): the same
+     * hits, and the filter is asked about those rows alone. */
+    size_t *subset = malloc(n * sizeof *subset), ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        long r = vec_index_find(ix, ids[n - 1 - i]); /* ascending ids, unsorted rows: a scan */
+        assert_true(r >= 0);
+        assert_int_equal(vec_index_id(ix, (size_t)r), ids[n - 1 - i]);
+        if (ids[n - 1 - i] % 7 == 0)
+            subset[ns++] = (size_t)r;
+    }
+    assert_int_equal(vec_index_find(ix, 1), -1);
+    kc.calls = 0;
+    query.rows = subset;
+    query.n_rows = ns;
+    query.int8 = 0;
+    assert_int_equal(vec_index_search(ix, &query, got), 20);
+    assert_int_equal(kc.calls, ns);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(got[i].id, want[i].id);
+    subset[0] = n; /* a row past the end is refused */
+    assert_int_equal(vec_index_search(ix, &query, got), DBMCP_EINVAL);
+    query.rows = NULL;
+    query.n_rows = 0;
+    free(subset);
     /* a filter keeping fewer rows than k */
     keep_ctx rare = {1000, 0};
     query.filter_ctx = &rare;

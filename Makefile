@@ -34,7 +34,7 @@ CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-query-pg bench-repair bench-vector bench-json-write bench-retrieval bench-ingest clean
+.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-query-pg bench-repair bench-vector bench-ann bench-json-write bench-retrieval bench-ingest clean
 
 all: $(BUILD)/dbmcp
 
@@ -131,6 +131,14 @@ bench-vector: $(BUILD)/bench/vector_bench
 	@BENCH_VECTOR=$(BUILD)/bench/vector_bench bench/vector.sh
 
 $(BUILD)/bench/vector_bench: bench/vector/vector_bench.c $(BUILD)/obj/core/vector.o $(BUILD)/obj/core/error.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Approximate top-10 over 1M x 384: dbmcp's HNSW vs exact search, FAISS and hnswlib (Python bindings).
+bench-ann: $(BUILD)/bench/ann_bench
+	@BENCH_ANN=$(BUILD)/bench/ann_bench bench/ann.sh
+
+$(BUILD)/bench/ann_bench: bench/ann/ann_bench.c $(BUILD)/obj/core/hnsw.o $(BUILD)/obj/core/vector.o $(BUILD)/obj/core/error.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 

@@ -32,6 +32,10 @@ packages=(
   # playwright-core (tests/node/console_browser.test.mjs); no browser is
   # downloaded from anywhere else.
   chromium
+  # bench/ann.sh only: FAISS and hnswlib driven directly, beside dbmcp's HNSW
+  # (Debian's libfaiss-dev ships the C API's headers but not its code, and
+  # hnswlib is C++: their Python bindings are the way to run them unchanged).
+  python3-faiss python3-hnswlib python3-numpy
   valgrind curl ca-certificates
 )
 

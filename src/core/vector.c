@@ -50,6 +50,7 @@ struct vec_index {
     float *scales;    /* qcap: per-row scale, v ≈ q8 * scale; owned */
     size_t quantized; /* rows [0, quantized) have an int8 copy */
     size_t qcap;      /* rows allocated in q8/scales */
+    int unsorted;     /* a row was added with an id not above the previous one */
 };
 
 /* --- kernels --------------------------------------------------------------- */
@@ -262,6 +263,11 @@ float vec_distance(const float *a, const float *b, int dim, vec_metric m)
     }
 }
 
+float vec_dot(const float *a, const float *b, int dim)
+{
+    return dim > 0 ? kernels()->dot(a, b, dim) : 0.0f;
+}
+
 /* The squared L2 norm of v in double, or VEC_NOT_FINITE with *at set to
  * the first NaN or infinite element. */
 static vec_fault squared_norm(const float *v, int dim, double *sq, int *at)
@@ -390,6 +396,8 @@ int vec_index_add(vec_index *ix, int64_t id, const float *v)
     float *row = ix->data + ix->count * (size_t)ix->dim;
     memcpy(row, v, (size_t)ix->dim * sizeof(float));
     float sq = kernels()->dot(row, row, ix->dim);
+    if (ix->count && id <= ix->ids[ix->count - 1])
+        ix->unsorted = 1;
     ix->ids[ix->count] = id;
     ix->sq_norms[ix->count] = sq;
     ix->inv_norms[ix->count] = inverse_norm(sq);
@@ -448,6 +456,37 @@ size_t vec_index_count(const vec_index *ix)
 int vec_index_dim(const vec_index *ix)
 {
     return ix->dim;
+}
+
+int64_t vec_index_id(const vec_index *ix, size_t row)
+{
+    assert(row < ix->count);
+    return ix->ids[row];
+}
+
+const float *vec_index_row(const vec_index *ix, size_t row)
+{
+    assert(row < ix->count);
+    return ix->data + row * (size_t)ix->dim;
+}
+
+long vec_index_find(const vec_index *ix, int64_t id)
+{
+    if (ix->unsorted) {
+        for (size_t r = 0; r < ix->count; r++)
+            if (ix->ids[r] == id)
+                return (long)r;
+        return -1;
+    }
+    size_t lo = 0, hi = ix->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->count && ix->ids[lo] == id ? (long)lo : -1;
 }
 
 /* --- bounded heap ---------------------------------------------------------------- */
@@ -535,11 +574,23 @@ static inline float exact_rank(const scan *s, size_t r)
     }
 }
 
+/* The rows a search visits: all, or the query's list. */
+static size_t scan_rows(const scan *s)
+{
+    return s->q->rows ? s->q->n_rows : s->ix->count;
+}
+
+static inline size_t scan_row(const scan *s, size_t i)
+{
+    return s->q->rows ? s->q->rows[i] : i;
+}
+
 static void scan_float(const scan *s, heap *h)
 {
     const vec_index *ix = s->ix;
     const vec_query *q = s->q;
-    for (size_t r = 0; r < ix->count; r++) {
+    for (size_t i = 0, n = scan_rows(s); i < n; i++) {
+        size_t r = scan_row(s, i);
         if (q->filter && !q->filter(q->filter_ctx, ix->ids[r]))
             continue;
         heap_offer(h, exact_rank(s, r), ix->ids[r], r);
@@ -553,7 +604,8 @@ static void scan_int8(const scan *s, const int8_t *q8, float q_scale, heap *h)
     const vec_index *ix = s->ix;
     const vec_query *q = s->q;
     size_t dim = (size_t)ix->dim;
-    for (size_t r = 0; r < ix->count; r++) {
+    for (size_t i = 0, n = scan_rows(s); i < n; i++) {
+        size_t r = scan_row(s, i);
         if (q->filter && !q->filter(q->filter_ctx, ix->ids[r]))
             continue;
         float dot = (float)s->k->dot_i8(q8, ix->q8 + r * dim, ix->dim) * (q_scale * ix->scales[r]);
@@ -581,6 +633,9 @@ int vec_index_search(const vec_index *ix, const vec_query *q, vec_hit *out)
         return DBMCP_EINVAL;
     if (q->int8 && ix->quantized != ix->count)
         return DBMCP_EINVAL;
+    for (size_t i = 0; q->rows && i < q->n_rows; i++)
+        if (q->rows[i] >= ix->count)
+            return DBMCP_EINVAL;
     if (ix->count == 0)
         return 0;
     scan s = {ix, q, kernels(), 0, 0};

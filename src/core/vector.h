@@ -43,6 +43,9 @@ const char *vec_metric_name(vec_metric m);
 /* Distance between two float32 vectors of dim elements (any alignment of
  * float). Finite when both passed vec_check. */
 float vec_distance(const float *a, const float *b, int dim, vec_metric m);
+/* The dot product of two float32 vectors with the kernels of this process
+ * (the arithmetic of vec_distance and the index; core/hnsw.c uses it). */
+float vec_dot(const float *a, const float *b, int dim);
 /* The largest squared L2 norm vec_check accepts: FLT_MAX / 4. */
 #define VEC_MAX_SQ_NORM 8.5e37
 
@@ -90,6 +93,13 @@ int vec_index_reserve(vec_index *ix, size_t n);
 int vec_index_quantize(vec_index *ix);
 size_t vec_index_count(const vec_index *ix);
 int vec_index_dim(const vec_index *ix);
+/* The id and the vector (dim floats, valid while the index lives) of row
+ * row < vec_index_count. */
+int64_t vec_index_id(const vec_index *ix, size_t row);
+const float *vec_index_row(const vec_index *ix, size_t row);
+/* The row holding id, or -1: a binary search when every row was added in
+ * ascending id order (as the engine builds it), else a scan. */
+long vec_index_find(const vec_index *ix, int64_t id);
 
 typedef struct vec_query {
     const float *q; /* dim floats */
@@ -99,6 +109,9 @@ typedef struct vec_query {
     int rescore;          /* int8: candidates = k * rescore (default 4 when 0) */
     vec_filter_fn filter; /* optional pre-filter */
     void *filter_ctx;
+    const size_t
+        *rows;     /* optional: scan only these rows (ascending reads in order), a small scope */
+    size_t n_rows; /* entries in rows */
 } vec_query;
 
 /* Top-k by ascending distance into out[k]; returns the number found

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/vector.h"
+#include "search/ann.h"
 #include "search/bm25.h"
 #include "search/fts_query.h"
 #include "search/fuse.h"
@@ -36,6 +37,7 @@ typedef struct vec_snapshot {
 typedef struct cache_entry {
     char *key; /* db name \x1f table \x1f model \x1f dim \x1f int8 */
     vec_snapshot *cur;
+    search_ann *ann; /* the approximate accelerator, once the index passed the threshold; owned */
     struct cache_entry *next;
 } cache_entry;
 
@@ -77,8 +79,9 @@ static cache_entry *entry_find_locked(const char *key, int create)
     return e;
 }
 
-/* A current snapshot for key at version, with a reference for the caller. */
-static vec_snapshot *snapshot_take(const char *key, int64_t version)
+/* A current snapshot for key at version, with a reference for the caller,
+ * and the entry's accelerator (with a reference) into *ann when it has one. */
+static vec_snapshot *snapshot_take(const char *key, int64_t version, search_ann **ann)
 {
     vec_snapshot *s = NULL;
     pthread_mutex_lock(&cache_lock);
@@ -86,9 +89,19 @@ static vec_snapshot *snapshot_take(const char *key, int64_t version)
     if (e && e->cur && e->cur->version == version) {
         s = e->cur;
         s->refs++;
+        if (e->ann) {
+            search_ann_ref(e->ann);
+            *ann = e->ann;
+        }
     }
     pthread_mutex_unlock(&cache_lock);
     return s;
+}
+
+/* The accelerator lets go of a snapshot it held. */
+static void snapshot_release_cb(void *owner)
+{
+    snapshot_release(owner);
 }
 
 typedef struct build_ctx {
@@ -140,12 +153,45 @@ static int snapshot_build(store *db, const char *table, const char *model, int d
     return 0;
 }
 
+/* Hand snapshot s to the entry's accelerator, made the first time the
+ * index has at least min_vectors rows: a new snapshot always, a cached one
+ * only when the accelerator is made here; a reference to the accelerator
+ * comes back in *ann. */
+static void snapshot_accelerate(const char *key, vec_snapshot *s, int dim, long min_vectors,
+                                int is_new, search_ann **ann)
+{
+    int wanted = min_vectors >= 0 && vec_index_count(s->ix) >= (size_t)min_vectors;
+    pthread_mutex_lock(&cache_lock);
+    cache_entry *e = entry_find_locked(key, 0);
+    if (e && e->cur != s)
+        e = NULL; /* replaced meanwhile: the newer snapshot is synced by its builder */
+    /* An accelerator, once made, follows every version (it is then used or
+     * not by each request's threshold). */
+    if (e && !e->ann && wanted) {
+        e->ann = search_ann_new(dim);
+        is_new = 1;
+    }
+    search_ann *a = e && is_new ? e->ann : NULL;
+    if (a) {
+        search_ann_ref(a); /* the caller's */
+        s->refs++;         /* the accelerator's */
+    }
+    pthread_mutex_unlock(&cache_lock);
+    if (a && search_ann_sync(a, s->ix, s->version, snapshot_release_cb, s) == 0)
+        *ann = a;
+    else if (a)
+        search_ann_unref(a);
+}
+
 /* The snapshot of (db, table, model, dim) at the database's current data
- * version, built when missing or stale; the caller releases it. */
+ * version, built when missing or stale, and the accelerator of the entry
+ * (NULL when it has none); the caller releases both. */
 static int snapshot_acquire(store *db, const search_corpus *c, const char *model, int dim, int int8,
-                            vec_snapshot **out, dbmcp_error *err)
+                            long min_vectors, vec_snapshot **out, search_ann **ann,
+                            dbmcp_error *err)
 {
     *out = NULL;
+    *ann = NULL;
     int64_t version = 0;
     int rc = search_index_version(db, c->version_key, &version, err);
     if (rc)
@@ -153,11 +199,14 @@ static int snapshot_acquire(store *db, const search_corpus *c, const char *model
     char key[1024];
     snprintf(key, sizeof key, "%s\x1f%s\x1f%s\x1f%d\x1f%d", store_identity(db), c->vec_table, model,
              dim, int8 ? 1 : 0);
-    if ((*out = snapshot_take(key, version)))
+    if ((*out = snapshot_take(key, version, ann))) {
+        if (!*ann) /* built below the threshold of an earlier request */
+            snapshot_accelerate(key, *out, dim, min_vectors, 0, ann);
         return 0;
+    }
     pthread_mutex_lock(&build_lock);
     /* Another thread may have built it while this one waited. */
-    if ((*out = snapshot_take(key, version))) {
+    if ((*out = snapshot_take(key, version, ann))) {
         pthread_mutex_unlock(&build_lock);
         return 0;
     }
@@ -175,6 +224,7 @@ static int snapshot_acquire(store *db, const search_corpus *c, const char *model
         pthread_mutex_unlock(&cache_lock);
         /* Without an entry (out of memory) the caller still gets its index. */
         *out = s;
+        snapshot_accelerate(key, s, dim, min_vectors, 1, ann);
     }
     pthread_mutex_unlock(&build_lock);
     return rc;
@@ -256,6 +306,12 @@ void search_cache_clear(void)
     pthread_mutex_lock(&cache_lock);
     cache_entry *e = cache_head;
     cache_head = NULL;
+    pthread_mutex_unlock(&cache_lock);
+    /* Accelerators first, outside the lock: stopping one joins its sync
+     * thread, which releases snapshots under cache_lock. */
+    for (cache_entry *x = e; x; x = x->next)
+        search_ann_unref(x->ann);
+    pthread_mutex_lock(&cache_lock);
     while (e) {
         cache_entry *next = e->next;
         snapshot_unref_locked(e->cur);
@@ -553,6 +609,83 @@ static int keyword_side(store *db, const search_corpus *c, const search_request 
     return rc;
 }
 
+/* The rows of ix holding the filter's ids (ascending), into *rows; NULL
+ * when out of memory. */
+static size_t *scope_rows(const vec_index *ix, const int64_t *ids, size_t n, size_t *count)
+{
+    size_t *rows = malloc((n ? n : 1) * sizeof *rows);
+    *count = 0;
+    for (size_t i = 0; rows && i < n; i++) {
+        long r = vec_index_find(ix, ids[i]);
+        if (r >= 0)
+            rows[(*count)++] = (size_t)r;
+    }
+    return rows;
+}
+
+static int hit_order(const void *pa, const void *pb)
+{
+    const vec_hit *a = pa, *b = pb;
+    if (a->distance != b->distance)
+        return a->distance < b->distance ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* The graph's candidates, kept only when the exact index of the same
+ * version holds them, with the exact index's distance, re-sorted. */
+static int ann_verify(const vec_index *ix, const float *q, vec_hit *hits, int n)
+{
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        long r = vec_index_find(ix, hits[i].id);
+        if (r < 0)
+            continue;
+        hits[kept].id = hits[i].id;
+        hits[kept].distance =
+            vec_distance(q, vec_index_row(ix, (size_t)r), vec_index_dim(ix), VEC_COSINE);
+        kept++;
+    }
+    qsort(hits, (size_t)kept, sizeof *hits, hit_order);
+    return kept;
+}
+
+/* Top candidates of one snapshot: from the graph when it may answer
+ * (engine.h), else exactly over the scope's rows or every row. */
+static int vector_candidates(const search_request *req, const vec_snapshot *snap, search_ann *ann,
+                             const float *qv, size_t candidates, vec_hit *hits, search_result *res)
+{
+    const vec_index *ix = snap->ix;
+    size_t total = vec_index_count(ix);
+    long min = req->ann_min_vectors ? req->ann_min_vectors : SEARCH_ANN_MIN_VECTORS_DEFAULT;
+    size_t passing = req->filter_ids ? req->filter_count : total;
+    if (ann && min >= 0 && total >= (size_t)min && passing >= (size_t)min) {
+        int ef = req->ann_ef > 0 ? req->ann_ef : SEARCH_ANN_EF_DEFAULT;
+        /* A filter keeping 1/f of the rows leaves about ef/f candidates
+         * standing: widen by f, up to 8 (below 1/8 the scope is small). */
+        size_t widen = passing ? total / passing : 1;
+        ef *= widen < 1 ? 1 : widen > 8 ? 8 : (int)widen;
+        int n = search_ann_search(ann, snap->version, qv, (int)candidates, ef, req->filter,
+                                  req->filter_ctx, hits);
+        if (n >= 0) {
+            res->approximate = 1;
+            return ann_verify(ix, qv, hits, n);
+        }
+        if (n != DBMCP_ENOTFOUND)
+            return n;
+    }
+    vec_query vq = {qv,          (int)candidates, VEC_COSINE, req->int8, 0,
+                    req->filter, req->filter_ctx, NULL,       0};
+    size_t *rows = NULL;
+    if (req->filter_ids && req->filter_count < total / 2) {
+        if (!(rows = scope_rows(ix, req->filter_ids, req->filter_count, &vq.n_rows)))
+            return DBMCP_ENOMEM;
+        vq.rows = rows;
+    }
+    int n = total ? vec_index_search(ix, &vq, hits) : 0;
+    free(rows);
+    return n;
+}
+
 static int vector_side(store *db, const search_corpus *c, const search_request *req,
                        size_t candidates, ranked *out, search_result *res, dbmcp_error *err)
 {
@@ -575,13 +708,13 @@ static int vector_side(store *db, const search_corpus *c, const search_request *
     const char *texts[1] = {req->vector_query ? req->vector_query : req->query};
     rc = embedder_embed(req->emb, texts, 1, qv, err);
     vec_snapshot *snap = NULL;
+    search_ann *ann = NULL;
+    long min = req->ann_min_vectors ? req->ann_min_vectors : SEARCH_ANN_MIN_VECTORS_DEFAULT;
     if (!rc)
-        rc = snapshot_acquire(db, c, model, dim, req->int8, &snap, err);
+        rc = snapshot_acquire(db, c, model, dim, req->int8, min, &snap, &ann, err);
     if (!rc) {
         res->vectors_total = vec_index_count(snap->ix);
-        vec_query vq = {qv, (int)candidates, VEC_COSINE,     req->int8,
-                        0,  req->filter,     req->filter_ctx};
-        int n = vec_index_count(snap->ix) ? vec_index_search(snap->ix, &vq, hits) : 0;
+        int n = vector_candidates(req, snap, ann, qv, candidates, hits, res);
         if (n < 0)
             rc = dbmcp_error_set_private(err, n, "the vector search failed",
                                          "vector search failed (%s)", dbmcp_code_name(n));
@@ -591,6 +724,7 @@ static int vector_side(store *db, const search_corpus *c, const search_request *
         }
         out->count = n > 0 ? (size_t)n : 0;
         snapshot_release(snap);
+        search_ann_unref(ann);
     }
     free(qv);
     free(hits);

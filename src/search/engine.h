@@ -43,6 +43,17 @@
  * the index they started with, a refresh swaps in a new one, the old one is
  * freed when its last reader lets go.
  *
+ * Approximate side (search/ann.h): once an index holds ann_min_vectors
+ * rows an HNSW graph is kept in step with it in the background. A search
+ * uses the graph when it holds exactly the version searched and the
+ * filter keeps at least ann_min_vectors ids (filter_count; unknown counts
+ * as all): candidates come from the graph, each is checked against the
+ * exact index of that version and gets its exact distance. Smaller scopes
+ * are searched exactly over their own rows (filter_ids looked up in the
+ * index, not a scan of every row), and so is everything while the graph
+ * catches up. A filter is applied to every candidate either way, so no
+ * search ever returns an id its filter refuses.
+ *
  * Fusion: fuse_rrf over the lists that ran (weights weight_keyword,
  * weight_vector, constant rrf_k). Single-mode searches score 1/(rrf_k+rank)
  * with the same formula, so scores read alike in every mode. Which weight
@@ -118,7 +129,11 @@ typedef struct search_request {
     atomic_int *cancelled;           /* stop early when it becomes nonzero; may be NULL */
     double min_relevance;            /* relevance floor 0..1; 0 = none */
     const search_index_scope *scope; /* rows the caller may read (required for the keyword side) */
-    int keyword_rows_max; /* matching rows read and ranked; 0 = SEARCH_KEYWORD_ROWS_DEFAULT */
+    int keyword_rows_max;      /* matching rows read and ranked; 0 = SEARCH_KEYWORD_ROWS_DEFAULT */
+    const int64_t *filter_ids; /* optional: every id filter keeps, ascending (the scope's ids) */
+    size_t filter_count;       /* entries in filter_ids */
+    long ann_min_vectors;      /* vectors from which the graph is used; 0 = default, < 0 = never */
+    int ann_ef;                /* graph candidates per search; 0 = SEARCH_ANN_EF_DEFAULT */
 } search_request;
 
 typedef struct search_hit {
@@ -138,6 +153,7 @@ typedef struct search_result {
     size_t keyword_count;   /* keyword candidates found (after the filter) */
     size_t vector_count;    /* vector candidates found (after the filter) */
     size_t vectors_total;   /* rows in the vector index searched (model + dim) */
+    int approximate;        /* the vector side came from the HNSW graph, not an exact scan */
     size_t below_floor;     /* hits skipped under min_relevance before k were found */
     int keyword_capped;     /* more rows matched than keyword_rows_max: the oldest were not read */
     char model[128];        /* embedder model searched ("" for keyword mode) */

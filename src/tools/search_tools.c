@@ -18,6 +18,7 @@
 
 #include "core/ids.h"
 #include "core/jsonutil.h"
+#include "search/ann.h"
 #include "search/engine.h"
 #include "search/fts_query.h"
 #include "store/documents.h"
@@ -362,10 +363,11 @@ static void metadata_line(rendered *o, const search_result *res, const search_ar
                  off, floor, capped, ms);
     else
         snprintf(line, sizeof line,
-                 "\n%d passage%s · %s%s · %zu keyword and %zu vector candidates%s%s "
+                 "\n%d passage%s · %s%s · %zu keyword and %zu vector%s candidates%s%s "
                  "· %.1f ms",
                  o->shown, o->shown == 1 ? "" : "s", search_mode_name(a->mode), off,
-                 res->keyword_count, res->vector_count, floor, capped, ms);
+                 res->keyword_count, res->vector_count, res->approximate ? " (approximate)" : "",
+                 floor, capped, ms);
     append(o, o->len ? line : line + 1);
 }
 
@@ -410,6 +412,13 @@ static int run_search(tool_env *env, const search_args *a, const id_set *allowed
     req.min_relevance = info->min_relevance;
     req.filter = id_set_has;
     req.filter_ctx = (void *)allowed;
+    req.filter_ids = allowed->ids; /* ascending: sorted by the caller */
+    req.filter_count = allowed->n;
+    req.ann_min_vectors =
+        env->setting_long ? env->setting_long(env, "search.ann_min_vectors", 0) : 0;
+    req.ann_ef = (int)(env->setting_long ? env->setting_long(env, "search.ann_ef", 0) : 0);
+    if (req.ann_ef < 0 || req.ann_ef > SEARCH_ANN_EF_MAX)
+        req.ann_ef = 0;
     /* BM25's statistics come from every chunk the interface may read,
      * whatever the filters; the filters only pick which are ranked. */
     search_index_scope readable;
@@ -492,6 +501,8 @@ static int search_documents(tool_env *env, const json_t *args, tool_output *out,
             json_object_set_new(out->structured, "weight_vector", json_real(info.weight_vector));
         if (res.keyword_capped)
             json_object_set_new(out->structured, "keyword_capped", json_true());
+        if (res.approximate) /* the vector candidates came from the HNSW graph */
+            json_object_set_new(out->structured, "vector_approximate", json_true());
         tool_output_text(out, o.oom || !o.text ? "" : o.text);
         env->rows = o.shown;
     } else if (err->code == DBMCP_EINVAL && strncmp(err->message, "query", 5) != 0) {

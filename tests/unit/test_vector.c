@@ -106,7 +106,7 @@ static void check_exact(size_t n, int dim, int k)
         for (int t = 0; t < 5; t++) {
             float *q = random_rows(1, dim);
             size_t w = brute_force(rows, n, dim, NULL, q, (vec_metric)m, NULL, NULL, want);
-            vec_query query = {q, k, (vec_metric)m, 0, 0, NULL, NULL};
+            vec_query query = {q, k, (vec_metric)m, 0, 0, NULL, NULL, NULL, 0};
             int found = vec_index_search(ix, &query, got);
             assert_int_equal(found, (int)(w < (size_t)k ? w : (size_t)k));
             for (int i = 0; i < found; i++) {
@@ -214,7 +214,7 @@ static void test_filter(void **state)
     keep_ctx kc = {7, 0};
     size_t w = brute_force(rows, n, dim, ids, q, VEC_COSINE, keep_multiples, &kc, want);
     kc.calls = 0;
-    vec_query query = {q, 20, VEC_COSINE, 0, 0, keep_multiples, &kc};
+    vec_query query = {q, 20, VEC_COSINE, 0, 0, keep_multiples, &kc, NULL, 0};
     assert_int_equal(vec_index_search(ix, &query, got), 20);
     assert_int_equal(kc.calls, n); /* called once per row */
     for (int i = 0; i < 20; i++) {
@@ -230,6 +230,31 @@ static void test_filter(void **state)
         assert_int_equal(got[i].id % 7, 0);
         assert_true(got[i].distance == want[i].distance);
     }
+    /* The same search over only the rows the filter keeps (what the engine
+     * does for a small scope, finding them with vec_index_find): the same
+     * hits, and the filter is asked about those rows alone. */
+    size_t *subset = malloc(n * sizeof *subset), ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        long r = vec_index_find(ix, ids[n - 1 - i]); /* ascending ids, unsorted rows: a scan */
+        assert_true(r >= 0);
+        assert_int_equal(vec_index_id(ix, (size_t)r), ids[n - 1 - i]);
+        if (ids[n - 1 - i] % 7 == 0)
+            subset[ns++] = (size_t)r;
+    }
+    assert_int_equal(vec_index_find(ix, 1), -1);
+    kc.calls = 0;
+    query.rows = subset;
+    query.n_rows = ns;
+    query.int8 = 0;
+    assert_int_equal(vec_index_search(ix, &query, got), 20);
+    assert_int_equal(kc.calls, ns);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(got[i].id, want[i].id);
+    subset[0] = n; /* a row past the end is refused */
+    assert_int_equal(vec_index_search(ix, &query, got), DBMCP_EINVAL);
+    query.rows = NULL;
+    query.n_rows = 0;
+    free(subset);
     /* a filter keeping fewer rows than k */
     keep_ctx rare = {1000, 0};
     query.filter_ctx = &rare;
@@ -259,7 +284,7 @@ static void test_ties_by_id(void **state)
     vec_hit got[6];
     for (int m = VEC_COSINE; m <= VEC_EUCLIDEAN; m++)
         for (int int8 = 0; int8 <= 1; int8++) {
-            vec_query q = {row, 4, (vec_metric)m, int8, 0, NULL, NULL};
+            vec_query q = {row, 4, (vec_metric)m, int8, 0, NULL, NULL, NULL, 0};
             assert_int_equal(vec_index_search(ix, &q, got), 4);
             int64_t want[] = {3, 7, 8, 42};
             for (int i = 0; i < 4; i++) {
@@ -278,7 +303,7 @@ static void test_edges_and_errors(void **state)
     vec_index *ix = vec_index_new(4);
     float q[4] = {1, 2, 3, 4};
     vec_hit out[3];
-    vec_query query = {q, 3, VEC_DOT, 0, 0, NULL, NULL};
+    vec_query query = {q, 3, VEC_DOT, 0, 0, NULL, NULL, NULL, 0};
     assert_int_equal(vec_index_search(ix, &query, out), 0); /* empty index */
     float bad[4] = {1, NAN, 0, 0}, inf[4] = {INFINITY, 0, 0, 0};
     assert_int_equal(vec_index_add(ix, 1, bad), DBMCP_EINVAL);
@@ -376,13 +401,13 @@ static void test_finite_by_construction(void **state)
         for (int qi = 0; qi < 3; qi++)
             for (int int8 = 0; int8 < 2; int8++) {
                 vec_hit out[3];
-                vec_query q = {queries[qi], 3, (vec_metric)m, int8, 0, NULL, NULL};
+                vec_query q = {queries[qi], 3, (vec_metric)m, int8, 0, NULL, NULL, NULL, 0};
                 assert_int_equal(vec_index_search(ix, &q, out), 3);
                 for (int i = 0; i < 3; i++)
                     assert_true(isfinite(out[i].distance));
                 assert_true(isfinite(vec_distance(queries[qi], neg, 2, (vec_metric)m)));
             }
-    vec_query refused = {big, 1, VEC_DOT, 0, 0, NULL, NULL};
+    vec_query refused = {big, 1, VEC_DOT, 0, 0, NULL, NULL, NULL, 0};
     vec_hit one[1];
     assert_int_equal(vec_index_search(ix, &refused, one), DBMCP_EINVAL);
     vec_index_free(ix);
@@ -403,7 +428,7 @@ static void test_int8_recall(void **state)
         for (int t = 0; t < 30; t++) {
             float *q = random_rows(1, dim);
             vec_hit exact[10], approx[10];
-            vec_query query = {q, 10, (vec_metric)m, 0, 0, NULL, NULL};
+            vec_query query = {q, 10, (vec_metric)m, 0, 0, NULL, NULL, NULL, 0};
             assert_int_equal(vec_index_search(ix, &query, exact), 10);
             query.int8 = 1;
             assert_int_equal(vec_index_search(ix, &query, approx), 10);
@@ -442,8 +467,15 @@ static void *search_many(void *arg)
     for (int round = 0; round < 5; round++)
         for (int i = 0; i < j->nq; i++) {
             vec_hit got[10];
-            vec_query q = {
-                j->queries + (size_t)i * (size_t)j->dim, 10, VEC_COSINE, round & 1, 0, NULL, NULL};
+            vec_query q = {j->queries + (size_t)i * (size_t)j->dim,
+                           10,
+                           VEC_COSINE,
+                           round & 1,
+                           0,
+                           NULL,
+                           NULL,
+                           NULL,
+                           0};
             int n = vec_index_search(j->ix, &q, got);
             for (int h = 0; h < 10; h++)
                 if (n != 10 || (!(round & 1) && got[h].id != j->want[i * 10 + h].id))
@@ -462,7 +494,8 @@ static void test_concurrent_search(void **state)
     assert_int_equal(vec_index_quantize(ix), 0);
     vec_hit *want = malloc((size_t)nq * 10 * sizeof *want);
     for (int i = 0; i < nq; i++) {
-        vec_query q = {queries + (size_t)i * (size_t)dim, 10, VEC_COSINE, 0, 0, NULL, NULL};
+        vec_query q = {
+            queries + (size_t)i * (size_t)dim, 10, VEC_COSINE, 0, 0, NULL, NULL, NULL, 0};
         assert_int_equal(vec_index_search(ix, &q, want + i * 10), 10);
     }
     pthread_t t[4];

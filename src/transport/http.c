@@ -2378,13 +2378,6 @@ static void wait_for_signal(http_daemon *hd, int fd)
                 reload(hd);
                 continue;
             }
-            pthread_mutex_lock(&hd->mu);
-            int running = hd->calls;
-            pthread_mutex_unlock(&hd->mu);
-            log_msg(LOG_INFO, "http",
-                    "signal %d: shutting down; new connections are refused, %d call(s) "
-                    "running get %d ms to finish",
-                    sig, running, hd->lim.shutdown_grace_ms);
             fprintf(stderr, "dbmcp http: signal %d, shutting down\n", sig);
             return;
         }
@@ -2628,6 +2621,15 @@ static int daemon_shutdown(http_daemon *hd)
 {
     atomic_store(&hd->stopping, 1);
     http_admit_stop(hd->admit);
+    pthread_mutex_lock(&hd->mu);
+    int running = hd->calls;
+    pthread_mutex_unlock(&hd->mu);
+    /* After the listening socket is closed: a client that reads this line
+     * knows new connections are refused. */
+    log_msg(LOG_INFO, "http",
+            "shutting down: new connections are refused; %d call(s) running get %d ms to "
+            "finish",
+            running, hd->lim.shutdown_grace_ms);
     int cancelled = drain_workers(hd);
     drain_streams(hd, HTTP_STREAM_DRAIN_S);
     MHD_stop_daemon(hd->mhd);

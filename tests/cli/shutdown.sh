@@ -2,11 +2,13 @@
 # shutdown.sh — graceful shutdown and reload of `dbmcp serve --http`
 # (docs/operations.md, "Shutdown and reload"):
 #
-#   drain        a slow agent query is running when SIGTERM comes: the
+#   drain        a slow agent query and a subscriptions/listen stream are
+#                open when SIGTERM comes: the
 #                server logs that it stopped accepting with 1 call running,
 #                a connection attempted then is refused, the query finishes
 #                and its client gets the whole answer, the audit has its
-#                row (status ok), and serve exits 0
+#                row (status ok), the listen stream ends cleanly, and serve
+#                exits 0
 #   grace        with http.shutdown_grace_ms 300 an endless query is
 #                cancelled when the grace is over: the log says so, its row
 #                in the audit says cancelled, and serve exits 3
@@ -27,7 +29,8 @@
 # asserts how long anything took. Needs bash and curl. Prints "N passed,
 # M failed"; exits 1 on any failure.
 #
-# Usage: tests/cli/shutdown.sh     (DBMCP=path/to/dbmcp to test another build)
+# Usage: tests/cli/shutdown.sh     (DBMCP=path/to/dbmcp to test another build;
+#                                   KEEP=1 keeps the scratch directory and logs)
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -165,6 +168,18 @@ audit_status() {
 # The grace is long: the query must finish on its own however loaded the machine is.
 setting http.shutdown_grace_ms 600000
 start_server drain
+# An open subscriptions/listen stream, acknowledged before the signal.
+curl -sN --max-time 120 "$SERVE_URL" -H "Authorization: Bearer $KEY" \
+  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+  -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: subscriptions/listen' \
+  -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":{$META}}" \
+  >"$WORK/listen.out" 2>&1 &
+LISTEN_PID=$!
+BACKGROUND+=("$LISTEN_PID")
+for ((i = 0; i < 1200; i++)); do
+  grep -q acknowledged "$WORK/listen.out" && break
+  sleep 0.05
+done
 query_bg "$SLOW" "$WORK/slow.out"
 running=0
 wait_running && running=1
@@ -175,6 +190,10 @@ curl -s --max-time 10 -o /dev/null "$STATUS_URL"
 refused=$?
 wait "$QUERY_PID"
 server_exit
+wait "$LISTEN_PID"
+listen_status=$?
+expect "drain: the open subscriptions/listen stream was acknowledged, then ended cleanly (curl exit 0)" \
+  test "$(grep -c acknowledged "$WORK/listen.out")/$listen_status" = 1/0
 expect "drain: the slow query was running when SIGTERM came (the log counts it)" \
   test "$running$stopped" = 11
 # curl exit 7: could not connect (the listening socket is closed).

@@ -14,6 +14,8 @@
 #                in the audit says cancelled, and serve exits 3
 #   second       a second SIGTERM while a query holds the shutdown ends the
 #                process at once with status 143
+#   stdio        SIGTERM on `dbmcp serve` (stdio) while a slow query runs:
+#                the query is answered, audited, and serve exits 0
 #   reload       SIGHUP on a server with an open 2025-11-25 session: a row
 #                cap (query.max_rows_default) changed with `dbmcp sql`
 #                applies to the session's next call, the session and its
@@ -245,6 +247,41 @@ expect "second: a second SIGTERM during the shutdown exits at once with 143" tes
 kill "$QUERY_PID" 2>/dev/null
 wait "$QUERY_PID" 2>/dev/null
 unset_setting http.shutdown_grace_ms
+
+# --- stdio: SIGTERM finishes the running request ---------------------------------------
+
+mkfifo "$WORK/stdio.in"
+"$BIN" serve --db "$DB" <"$WORK/stdio.in" >"$WORK/stdio.out" 2>"$WORK/stdio.log" &
+STDIO_PID=$!
+BACKGROUND+=("$STDIO_PID")
+exec {STDIO_IN}>"$WORK/stdio.in"
+{
+  echo '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"shutdown.sh","version":"1"}}}'
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+  echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_query\",\"arguments\":{\"query\":\"$SLOW\"}}}"
+  # Answered at once, and only after the line before it was read: once its
+  # answer is out, the query has been taken up.
+  echo '{"jsonrpc":"2.0","id":3,"method":"ping"}'
+} >&"$STDIO_IN"
+for ((i = 0; i < 1200; i++)); do
+  grep -q '"id":3' "$WORK/stdio.out" && break
+  sleep 0.05
+done
+pinged=$(grep -c '"id":3' "$WORK/stdio.out")
+kill -TERM "$STDIO_PID"
+wait "$STDIO_PID"
+stdio_status=$?
+exec {STDIO_IN}>&-
+answer=$(grep '"id":2' "$WORK/stdio.out")
+if [ "$pinged" = 1 ] && [[ $answer == *1000000* ]] && [[ $answer != *'"isError":true'* ]]; then
+  ok "stdio: a query read before SIGTERM finishes and is answered"
+else
+  not_ok "stdio: a query read before SIGTERM finishes and is answered" "ping answered: $pinged" \
+    "answer: ${answer:0:300}" "$(tail -n 3 "$WORK/stdio.log")"
+fi
+id=$(call_id "$WORK/stdio.out")
+expect "stdio: its audit row is written (status ok) and serve exits 0" \
+  test -n "$id" -a "$(audit_status "$id")/$stdio_status" = ok/0
 
 # --- reload: SIGHUP re-reads settings, the session goes on ------------------------------
 

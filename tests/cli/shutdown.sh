@@ -75,7 +75,7 @@ not_ok() {
 expect() {
   local name=$1
   shift
-  if "$@"; then ok "$name"; else not_ok "$name" "$*"; fi
+  if "$@"; then ok "$name"; else not_ok "$name" "$*" "log: $(tail -n 4 "${LOG:-/dev/null}" | cut -c1-300)"; fi
 }
 
 # --- setup -------------------------------------------------------------------------

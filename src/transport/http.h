@@ -97,7 +97,8 @@
  * hold a connection.
  *
  * Threading: libmicrohttpd runs one thread per connection; requests run
- * on worker threads (capped); the calling thread waits for SIGTERM/SIGINT.
+ * on worker threads (capped); the calling thread waits for SIGTERM/SIGINT
+ * (and handles SIGHUP).
  * Only one http_serve may run per process (the signal handler is global).
  */
 #ifndef DBMCP_TRANSPORT_HTTP_H

@@ -2543,6 +2543,19 @@ static int daemon_start(http_daemon *hd, dbmcp_error *err)
     return http_admit_start(hd->admit, hd->mhd, err);
 }
 
+/* Wake every running request's stream so that listen streams see
+ * `stopping` now rather than at their next poll (which may come after a
+ * short grace, when they would be cut instead of ended). The broadcast is
+ * made without st->mu (hd->mu is held, and a stream in the active list
+ * is alive): one that misses it still wakes within HTTP_POLL_S. */
+static void wake_active(http_daemon *hd)
+{
+    pthread_mutex_lock(&hd->mu);
+    for (http_stream *st = hd->active; st; st = st->next_active)
+        pthread_cond_broadcast(&st->cond);
+    pthread_mutex_unlock(&hd->mu);
+}
+
 /* Cancel every request still running (shutdown took too long). */
 static void cancel_active(http_daemon *hd)
 {
@@ -2565,7 +2578,7 @@ static void cancel_active(http_daemon *hd)
 /* Let running requests finish; after the shutdown grace cancel them
  * (agent SQL is interrupted, their audit rows say cancelled) and wait for
  * their threads (they use the server, which the caller frees next).
- * Returns how many were cancelled. */
+ * Returns how many calls were cancelled. */
 static int drain_workers(http_daemon *hd)
 {
     double deadline = now_s() + hd->lim.shutdown_grace_ms / 1000.0;
@@ -2573,11 +2586,15 @@ static int drain_workers(http_daemon *hd)
     while (hd->workers > 0 && now_s() < deadline)
         cond_wait_for(&hd->cond, &hd->mu, 0.05);
     int left = hd->workers;
+    /* Listen streams have a worker too but are no call: they end by
+     * themselves on `stopping` and do not make the exit status 3. */
+    int calls = hd->calls;
     pthread_mutex_unlock(&hd->mu);
     if (left == 0)
         return 0;
-    log_msg(LOG_WARN, "http", "shutdown grace of %d ms is over: cancelling %d request(s)",
-            hd->lim.shutdown_grace_ms, left);
+    if (calls > 0)
+        log_msg(LOG_WARN, "http", "shutdown grace of %d ms is over: cancelling %d request(s)",
+                hd->lim.shutdown_grace_ms, calls);
     atomic_store(&hd->aborting, 1);
     cancel_active(hd);
     pthread_mutex_lock(&hd->mu);
@@ -2587,7 +2604,7 @@ static int drain_workers(http_daemon *hd)
             fprintf(stderr, "dbmcp http: waiting for %d cancelled request(s)\n", hd->workers);
     }
     pthread_mutex_unlock(&hd->mu);
-    return left;
+    return calls;
 }
 
 /* Wait until no stream is left, for at most `seconds` (< 0: no limit).
@@ -2621,6 +2638,7 @@ static int daemon_shutdown(http_daemon *hd)
 {
     atomic_store(&hd->stopping, 1);
     http_admit_stop(hd->admit);
+    wake_active(hd);
     pthread_mutex_lock(&hd->mu);
     int running = hd->calls;
     pthread_mutex_unlock(&hd->mu);

@@ -158,6 +158,22 @@ query_bg() {
   QUERY_PID=$!
   BACKGROUND+=("$QUERY_PID")
 }
+# listen_open OUT: an open subscriptions/listen stream, waited for until
+# acknowledged (60 s at most). Sets LISTEN_PID.
+listen_open() {
+  local i
+  curl -sN --max-time 120 "$SERVE_URL" -H "Authorization: Bearer $KEY" \
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
+    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: subscriptions/listen' \
+    -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":{$META}}" \
+    >"$1" 2>&1 &
+  LISTEN_PID=$!
+  BACKGROUND+=("$LISTEN_PID")
+  for ((i = 0; i < 1200; i++)); do
+    grep -q acknowledged "$1" && break
+    sleep 0.05
+  done
+}
 call_id() { grep -o '"dbmcp/callId":"[^"]*"' "$1" 2>/dev/null | head -n 1 | cut -d'"' -f4; }
 # audit_status ID: the status column of the audit row of call ID (empty: none).
 audit_status() {
@@ -170,18 +186,7 @@ audit_status() {
 # The grace is long: the query must finish on its own however loaded the machine is.
 setting http.shutdown_grace_ms 600000
 start_server drain
-# An open subscriptions/listen stream, acknowledged before the signal.
-curl -sN --max-time 120 "$SERVE_URL" -H "Authorization: Bearer $KEY" \
-  -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \
-  -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: subscriptions/listen' \
-  -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"subscriptions/listen\",\"params\":{$META}}" \
-  >"$WORK/listen.out" 2>&1 &
-LISTEN_PID=$!
-BACKGROUND+=("$LISTEN_PID")
-for ((i = 0; i < 1200; i++)); do
-  grep -q acknowledged "$WORK/listen.out" && break
-  sleep 0.05
-done
+listen_open "$WORK/listen.out"
 query_bg "$SLOW" "$WORK/slow.out"
 running=0
 wait_running && running=1
@@ -233,6 +238,17 @@ expect "grace: its audit row says cancelled" test "$rows" = 1
 expect "grace: serve exits 3 (requests were cancelled)" test "$STATUS" = 3
 
 # --- second: a second SIGTERM exits at once ------------------------------------------
+
+# A listen stream is no call: past a short grace with only a stream open,
+# nothing was cancelled.
+start_server stream
+listen_open "$WORK/listen2.out"
+kill -TERM "$SERVE_PID"
+server_exit
+wait "$LISTEN_PID"
+listen_status=$?
+expect "grace: an open listen stream alone ends cleanly and serve exits 0, not 3" \
+  test "$(grep -c acknowledged "$WORK/listen2.out")/$listen_status/$STATUS" = 1/0/0
 
 setting http.shutdown_grace_ms 600000
 start_server second

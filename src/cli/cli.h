@@ -17,6 +17,7 @@
 #define CLI_OK 0
 #define CLI_FAIL 1
 #define CLI_USAGE 2
+#define CLI_CANCELLED 3 /* serve --http: the shutdown grace ran out, requests cancelled */
 #define CLI_MAX_FLAGS 24
 #define CLI_MAX_ARGS 16
 

@@ -212,12 +212,13 @@ static int run_serve(cli_args *a)
     int rc = cli_make_server(a, &srv);
     if (rc)
         return rc;
+    dbmcp_error err;
+    mcp_server_apply_log_level(srv, &err); /* a bad value is logged; the level stays */
     mcp_identity id;
     if ((rc = cli_local_identity(a, srv, &id)) != CLI_OK) {
         mcp_server_free(srv);
         return rc;
     }
-    dbmcp_error err;
     dbmcp_error_clear(&err);
     mem_worker *memory_worker = NULL; /* embedding jobs + compaction schedule */
     /* compaction's LLM summaries, when a provider is configured (libcurl opens at the first) */
@@ -254,6 +255,8 @@ static int run_serve(cli_args *a)
     }
     mem_worker_stop(memory_worker);
     mcp_server_free(srv);
+    if (rc == HTTP_SERVE_CANCELLED)
+        return CLI_CANCELLED;
     if (rc == DBMCP_EINVAL)
         return cli_usage_error(a->cmd, "%s", err.message);
     return rc ? cli_fail(&err) : CLI_OK;
@@ -281,7 +284,10 @@ const cli_command cli_cmd_serve = {
     "stdio: one JSON-RPC message per line; logs go to stderr; exits at end of input.\n"
     "HTTP: POST/GET/DELETE /mcp, both protocol eras (2025-11-25 sessions and stateless\n"
     "2026-07-28). Requests need `Authorization: Bearer KEY` (see `dbmcp keys create`) unless\n"
-    "--no-auth. SIGTERM finishes in-flight requests and writes their audit rows.\n"
+    "--no-auth. SIGTERM/SIGINT: new connections are refused, running requests get\n"
+    "http.shutdown_grace_ms (10000) to finish, then are cancelled; the audit is flushed.\n"
+    "Exit 0, or 3 when requests were cancelled; a second signal exits at once (143/130).\n"
+    "SIGHUP re-reads the settings and the log level (setting log.level) and logs changes.\n"
     "PostgreSQL: agent SQL runs on a connection of its own as the query role (--query-db, or\n"
     "--db with the user dbmcp_query and the password $DBMCP_QUERY_PASSWORD), which is checked\n"
     "first: serve refuses to start, naming each refusal and the statement that fixes it, when\n"

@@ -235,7 +235,8 @@ static void help_all(void)
         printf("  %-26s %s\n", cli_admin_commands[i]->name, cli_admin_commands[i]->summary);
     printf("  %-26s %s\n", "help [COMMAND]", "Show this list or one command's flags");
     printf("\nThe database is --db PATH, else $DBMCP_DB, else ./dbmcp.db.\n"
-           "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
+           "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 serve --http stopped\n"
+           "after cancelling requests past http.shutdown_grace_ms.\n");
 }
 
 static int run_help(int argc, char **argv)

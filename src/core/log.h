@@ -12,6 +12,14 @@ typedef enum log_level { LOG_DEBUG = 0, LOG_INFO, LOG_WARN, LOG_ERROR } log_leve
 /* Read DBMCP_LOG; call once at startup (optional: defaults to info). */
 void log_init(void);
 void log_set_level(log_level level);
+log_level log_get_level(void);
+/* 1 when DBMCP_LOG set the level (it wins over the setting log.level). */
+int log_level_pinned(void);
+/* The level named "debug", "info", "warn" or "error" into *out; 0, or -1
+ * for any other name (*out untouched). */
+int log_level_parse(const char *name, log_level *out);
+/* The name of a level ("info"). */
+const char *log_level_name(log_level level);
 /* Write one line if level is enabled. */
 void log_msg(log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

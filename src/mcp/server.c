@@ -478,19 +478,95 @@ void mcp_server_announce_change(mcp_server *srv, const char *kind)
     pthread_mutex_unlock(&srv->lock);
 }
 
+/* Log one setting whose value differs between old and now (NULL: unset).
+ * Settings hold no secrets (those come only from the environment), so the
+ * values are shown, cut to keep a line short. */
+static void log_setting_change(const char *key, const char *was, const char *now)
+{
+    log_msg(LOG_INFO, "settings", "setting %s changed: %s%.80s%s -> %s%.80s%s", key, was ? "'" : "",
+            was ? was : "(unset)", was ? "'" : "", now ? "'" : "", now ? now : "(unset)",
+            now ? "'" : "");
+}
+
+/* Log every key whose value differs between the two {key: value} objects;
+ * returns how many. */
+static int log_settings_diff(json_t *old, json_t *now)
+{
+    int changed = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach (now, key, v) {
+        const char *was = json_string_value(json_object_get(old, key));
+        const char *is = json_string_value(v);
+        if (was && is && strcmp(was, is) == 0)
+            continue;
+        log_setting_change(key, was, is);
+        changed++;
+    }
+    json_object_foreach (old, key, v) {
+        if (json_object_get(now, key))
+            continue;
+        log_setting_change(key, json_string_value(v), NULL);
+        changed++;
+    }
+    return changed;
+}
+
 /* Reload dbmcp_settings into srv->settings (they are not versioned; the
- * table is small and read every tick). */
-static void refresh_settings(mcp_server *srv, store *db)
+ * table is small and read every tick) and log what changed since the last
+ * read. Returns how many keys changed, or -1 with err filled. */
+static int refresh_settings(mcp_server *srv, store *db, dbmcp_error *err)
 {
     json_t *all = NULL;
-    dbmcp_error err;
-    if (reg_settings_all(db, &all, &err) != 0)
-        return;
+    if (reg_settings_all(db, &all, err) != 0)
+        return -1;
     pthread_mutex_lock(&srv->lock);
     json_t *old = srv->settings;
-    srv->settings = all;
+    srv->settings = json_incref(all);
     pthread_mutex_unlock(&srv->lock);
+    /* The first read at start is no change. */
+    int changed = old ? log_settings_diff(old, all) : 0;
     json_decref(old);
+    json_decref(all);
+    return changed;
+}
+
+int mcp_server_apply_log_level(mcp_server *srv, dbmcp_error *err)
+{
+    dbmcp_error_clear(err);
+    if (log_level_pinned())
+        return 0;
+    char name[32];
+    log_level now = log_get_level(), want = LOG_INFO;
+    if (mcp_server_setting(srv, "log.level", name, sizeof name) && log_level_parse(name, &want)) {
+        log_msg(LOG_WARN, "settings",
+                "setting log.level: '%.20s' is not debug, info, warn or error; the level stays %s",
+                name, log_level_name(now));
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "setting log.level: '%.20s' is not debug, info, warn or error",
+                               name);
+    }
+    if (want == now)
+        return 0;
+    log_set_level(want);
+    /* Said at the level that is leaving or arriving, whichever shows. */
+    log_msg(want < now ? want : now, "settings", "log level %s -> %s", log_level_name(now),
+            log_level_name(want));
+    return 0;
+}
+
+int mcp_server_reload_settings(mcp_server *srv, int *changed, dbmcp_error *err)
+{
+    store *db = store_pool_acquire(srv->catalog, err);
+    if (!db)
+        return err->code;
+    int n = refresh_settings(srv, db, err);
+    store_pool_release(srv->catalog, db);
+    if (n < 0)
+        return err->code;
+    if (changed)
+        *changed = n;
+    return 0;
 }
 
 void mcp_server_on_key_revoked(mcp_server *srv, mcp_key_revoked_fn fn, void *ctx)
@@ -567,7 +643,7 @@ static void watcher_tick(mcp_server *srv, int full)
         full = 1;
     int rc = reg_versions_get(db, &now, &err);
     if (full || counters.settings != seen.settings)
-        refresh_settings(srv, db);
+        refresh_settings(srv, db, &err);
     if (full || counters.keys != seen.keys)
         check_revocations(srv, db);
     store_pool_release(srv->catalog, db);
@@ -724,8 +800,10 @@ static int open_and_check(mcp_server *srv, dbmcp_error *err)
         free(v);
         rc = reg_versions_get(db, &srv->versions, err);
     }
-    if (!rc)
-        refresh_settings(srv, db);
+    if (!rc) {
+        dbmcp_error ignored;
+        refresh_settings(srv, db, &ignored);
+    }
     store_pool_release(srv->catalog, db);
     return rc;
 }

@@ -118,6 +118,15 @@ void mcp_server_free(mcp_server *srv);
 int mcp_server_setting(mcp_server *srv, const char *key, char *out, size_t size);
 /* An integer setting from dbmcp_settings, or def when unset or not a number. */
 long mcp_server_setting_long(mcp_server *srv, const char *key, long def);
+/* Read dbmcp_settings now (SIGHUP) instead of at the watcher's next tick;
+ * every changed key is logged (the watcher's reads log the same way).
+ * *changed (may be NULL) gets how many keys changed. Calls that start
+ * afterwards see the new values; running ones keep what they read. */
+int mcp_server_reload_settings(mcp_server *srv, int *changed, dbmcp_error *err);
+/* Set the operator log level from the setting log.level (debug, info,
+ * warn, error; unset: info) unless DBMCP_LOG fixed it. Another value is
+ * refused: logged, the level kept, DBMCP_EINVAL. */
+int mcp_server_apply_log_level(mcp_server *srv, dbmcp_error *err);
 /* Write every queued audit row now (also called on SIGTERM paths). */
 void mcp_server_flush_audit(mcp_server *srv);
 

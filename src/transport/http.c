@@ -63,7 +63,6 @@
 #define HTTP_KEEPALIVE_S 15.0   /* SSE comment after this much silence */
 #define HTTP_JSON_GRACE_S 1.0   /* an answer ready this soon, alone, goes out as JSON */
 #define HTTP_POLL_S 1.0         /* how often blocked waits look at the peer and shutdown */
-#define HTTP_DRAIN_S 10.0       /* shutdown: time in-flight requests get before cancel */
 #define HTTP_STREAM_DRAIN_S 3.0 /* shutdown: time streams get to flush their last bytes */
 #define HTTP_SWEEP_S 5.0        /* how often idle sessions are expired */
 #define HTTP_STREAM_LEASE_S 15  /* a GET stream keeps its session this long per renewal */
@@ -2346,9 +2345,19 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 static int http_signal_fd = -1; /* write end of the self-pipe */
 
+/* Set by the first SIGTERM/SIGINT: a second one means "now". */
+static volatile sig_atomic_t http_signal_stopping;
+
 static void on_signal(int sig)
 {
     int saved = errno;
+    if (sig != SIGHUP && http_signal_stopping) {
+        static const char msg[] = "dbmcp http: second stop signal, exiting at once\n";
+        (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+        _exit(HTTP_EXIT_SIGNAL_BASE + sig);
+    }
+    if (sig != SIGHUP)
+        http_signal_stopping = 1;
     unsigned char b = (unsigned char)sig;
     if (http_signal_fd >= 0)
         (void)!write(http_signal_fd, &b, 1);
@@ -2357,7 +2366,7 @@ static void on_signal(int sig)
 
 typedef struct signal_state {
     int pipe[2];
-    struct sigaction old_term, old_int, old_pipe;
+    struct sigaction old_term, old_int, old_hup, old_pipe;
 } signal_state;
 
 static int signals_install(signal_state *ss, dbmcp_error *err)
@@ -2365,12 +2374,14 @@ static int signals_install(signal_state *ss, dbmcp_error *err)
     if (pipe2(ss->pipe, O_CLOEXEC | O_NONBLOCK) != 0)
         return dbmcp_error_set(err, DBMCP_EIO, "http: pipe: %s", strerror(errno));
     http_signal_fd = ss->pipe[1];
+    http_signal_stopping = 0;
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, &ss->old_term);
     sigaction(SIGINT, &sa, &ss->old_int);
+    sigaction(SIGHUP, &sa, &ss->old_hup);
     struct sigaction ign = {0};
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
@@ -2382,13 +2393,57 @@ static void signals_restore(signal_state *ss)
 {
     sigaction(SIGTERM, &ss->old_term, NULL);
     sigaction(SIGINT, &ss->old_int, NULL);
+    sigaction(SIGHUP, &ss->old_hup, NULL);
     sigaction(SIGPIPE, &ss->old_pipe, NULL);
     http_signal_fd = -1;
     close(ss->pipe[0]);
     close(ss->pipe[1]);
 }
 
-/* Block until SIGTERM/SIGINT, expiring idle sessions meanwhile. */
+/* A limit that only a restart applies, when a reload read another value. */
+static void note_restart_limit(const char *name, int was, int now)
+{
+    if (was != now)
+        log_msg(LOG_INFO, "reload",
+                "setting http.%s is now %d (was %d): it takes effect at the next start", name, now,
+                was);
+}
+
+/* SIGHUP: read the settings now, the log level and the shutdown grace;
+ * connections, sessions and running requests are untouched. A value that
+ * does not validate is refused with a log line and the old one kept.
+ * (The OIDC provider configuration, once it exists, is re-read here too.) */
+static void reload(http_daemon *hd)
+{
+    dbmcp_error err;
+    int changed = 0;
+    if (mcp_server_reload_settings(hd->srv, &changed, &err) != 0) {
+        log_msg(LOG_WARN, "reload", "cannot read the settings: %s; keeping the old ones",
+                err.message);
+        return;
+    }
+    mcp_server_apply_log_level(hd->srv, &err);
+    http_limits now = {0};
+    if (http_limits_load(hd->srv, &now, &err) != 0) {
+        log_msg(LOG_WARN, "reload", "%s; keeping the old HTTP limits (shutdown grace %d ms)",
+                err.message, hd->lim.shutdown_grace_ms);
+    } else {
+        if (now.shutdown_grace_ms != hd->lim.shutdown_grace_ms)
+            log_msg(LOG_INFO, "reload", "shutdown grace %d ms -> %d ms", hd->lim.shutdown_grace_ms,
+                    now.shutdown_grace_ms);
+        hd->lim.shutdown_grace_ms = now.shutdown_grace_ms;
+        note_restart_limit("max_connections", hd->lim.max_connections, now.max_connections);
+        note_restart_limit("max_in_flight", hd->lim.max_in_flight, now.max_in_flight);
+        note_restart_limit("max_in_flight_per_key", hd->lim.max_in_flight_per_key,
+                           now.max_in_flight_per_key);
+        note_restart_limit("session_idle_s", hd->lim.session_idle_s, now.session_idle_s);
+    }
+    log_msg(LOG_INFO, "reload", "reloaded: %d setting(s) changed; log level %s", changed,
+            log_level_name(log_get_level()));
+}
+
+/* Block until SIGTERM/SIGINT, expiring idle sessions and reloading on
+ * SIGHUP meanwhile. */
 static void wait_for_signal(http_daemon *hd, int fd)
 {
     double next_sweep = now_s() + HTTP_SWEEP_S;
@@ -2397,6 +2452,10 @@ static void wait_for_signal(http_daemon *hd, int fd)
         int rc = poll(&p, 1, (int)(HTTP_POLL_S * 1000));
         unsigned char sig;
         if (rc > 0 && read(fd, &sig, 1) == 1) {
+            if (sig == SIGHUP) {
+                reload(hd);
+                continue;
+            }
             fprintf(stderr, "dbmcp http: signal %d, shutting down\n", sig);
             return;
         }
@@ -2562,6 +2621,19 @@ static int daemon_start(http_daemon *hd, dbmcp_error *err)
     return http_admit_start(hd->admit, hd->mhd, err);
 }
 
+/* Wake every running request's stream so that listen streams see
+ * `stopping` now rather than at their next poll (which may come after a
+ * short grace, when they would be cut instead of ended). The broadcast is
+ * made without st->mu (hd->mu is held, and a stream in the active list
+ * is alive): one that misses it still wakes within HTTP_POLL_S. */
+static void wake_active(http_daemon *hd)
+{
+    pthread_mutex_lock(&hd->mu);
+    for (http_stream *st = hd->active; st; st = st->next_active)
+        pthread_cond_broadcast(&st->cond);
+    pthread_mutex_unlock(&hd->mu);
+}
+
 /* Cancel every request still running (shutdown took too long). */
 static void cancel_active(http_daemon *hd)
 {
@@ -2581,19 +2653,26 @@ static void cancel_active(http_daemon *hd)
     free(sessions);
 }
 
-/* Let running requests finish; after HTTP_DRAIN_S cancel them and wait
- * for their threads (they use the server, which the caller frees next). */
-static void drain_workers(http_daemon *hd)
+/* Let running requests finish; after the shutdown grace cancel them
+ * (agent SQL is interrupted, their audit rows say cancelled) and wait for
+ * their threads (they use the server, which the caller frees next).
+ * Returns how many calls were cancelled. */
+static int drain_workers(http_daemon *hd)
 {
-    double deadline = now_s() + HTTP_DRAIN_S;
+    double deadline = now_s() + hd->lim.shutdown_grace_ms / 1000.0;
     pthread_mutex_lock(&hd->mu);
     while (hd->workers > 0 && now_s() < deadline)
-        cond_wait_for(&hd->cond, &hd->mu, 0.2);
+        cond_wait_for(&hd->cond, &hd->mu, 0.05);
     int left = hd->workers;
+    /* Listen streams have a worker too but are no call: they end by
+     * themselves on `stopping` and do not make the exit status 3. */
+    int calls = hd->calls;
     pthread_mutex_unlock(&hd->mu);
     if (left == 0)
-        return;
-    fprintf(stderr, "dbmcp http: %d request(s) still running, cancelling\n", left);
+        return 0;
+    if (calls > 0)
+        log_msg(LOG_WARN, "http", "shutdown grace of %d ms is over: cancelling %d request(s)",
+                hd->lim.shutdown_grace_ms, calls);
     atomic_store(&hd->aborting, 1);
     cancel_active(hd);
     pthread_mutex_lock(&hd->mu);
@@ -2603,6 +2682,7 @@ static void drain_workers(http_daemon *hd)
             fprintf(stderr, "dbmcp http: waiting for %d cancelled request(s)\n", hd->workers);
     }
     pthread_mutex_unlock(&hd->mu);
+    return calls;
 }
 
 /* Wait until no stream is left, for at most `seconds` (< 0: no limit).
@@ -2631,11 +2711,22 @@ static void log_stats(http_daemon *hd)
             st.cut_headers, st.cut_body, st.cut_idle, hd->dropped, hd->evicted);
 }
 
-static void daemon_shutdown(http_daemon *hd)
+/* Returns how many requests the grace deadline cancelled. */
+static int daemon_shutdown(http_daemon *hd)
 {
     atomic_store(&hd->stopping, 1);
     http_admit_stop(hd->admit);
-    drain_workers(hd);
+    wake_active(hd);
+    pthread_mutex_lock(&hd->mu);
+    int running = hd->calls;
+    pthread_mutex_unlock(&hd->mu);
+    /* After the listening socket is closed: a client that reads this line
+     * knows new connections are refused. */
+    log_msg(LOG_INFO, "http",
+            "shutting down: new connections are refused; %d call(s) running get %d ms to "
+            "finish",
+            running, hd->lim.shutdown_grace_ms);
+    int cancelled = drain_workers(hd);
     drain_streams(hd, HTTP_STREAM_DRAIN_S);
     MHD_stop_daemon(hd->mhd);
     hd->mhd = NULL;
@@ -2643,6 +2734,7 @@ static void daemon_shutdown(http_daemon *hd)
     table_clear(hd);
     mcp_server_flush_audit(hd->srv);
     log_stats(hd);
+    return cancelled;
 }
 
 static http_daemon *daemon_new(void)
@@ -2697,7 +2789,8 @@ int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err)
         mcp_server_on_sessions_changed(srv, sessions_changed, hd);
         fprintf(stderr, "listening on http://%s/mcp\n", hd->authority);
         wait_for_signal(hd, ss.pipe[0]);
-        daemon_shutdown(hd);
+        if (daemon_shutdown(hd) > 0)
+            rc = HTTP_SERVE_CANCELLED;
     }
     mcp_server_on_sessions_changed(srv, NULL, NULL);
     mcp_server_on_key_revoked(srv, NULL, NULL);

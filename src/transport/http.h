@@ -97,7 +97,8 @@
  * hold a connection.
  *
  * Threading: libmicrohttpd runs one thread per connection; requests run
- * on worker threads (capped); the calling thread waits for SIGTERM/SIGINT.
+ * on worker threads (capped); the calling thread waits for SIGTERM/SIGINT
+ * (and handles SIGHUP).
  * Only one http_serve may run per process (the signal handler is global).
  */
 #ifndef DBMCP_TRANSPORT_HTTP_H
@@ -129,6 +130,8 @@ typedef struct http_limits {
     int max_sessions_per_key;   /* legacy sessions of one API key, all replicas (100) */
     int session_idle_s;         /* a legacy session unused this long on every replica
                                    expires (900) */
+    int shutdown_grace_ms;      /* SIGTERM: time running requests get before they are
+                                   cancelled (10000); re-read on SIGHUP */
 } http_limits;
 
 /* Who may read GET /metrics and GET /status: the setting http.metrics
@@ -179,11 +182,25 @@ void http_limits_default(http_limits *limits);
  * missing or malformed. */
 int http_metrics_load(mcp_server *srv, http_metrics_config *metrics, dbmcp_error *err);
 
+/* http_serve's return when the shutdown grace ran out and running
+ * requests were cancelled (`serve` then exits with status 3). */
+#define HTTP_SERVE_CANCELLED 3
+/* A second SIGTERM/SIGINT during the shutdown ends the process at once
+ * with status HTTP_EXIT_SIGNAL_BASE + the signal (143, 130), like a
+ * process the signal killed; queued audit rows may be lost then. */
+#define HTTP_EXIT_SIGNAL_BASE 128
+
 /* Serve until SIGTERM or SIGINT. Prints "listening on http://HOST:PORT/mcp"
- * to stderr once bound. On a signal: stop accepting, let in-flight requests
- * finish (10 s, then cancel them), end SSE streams, stop the daemon, drop
- * its copies of the sessions (they live on in the database, for another
- * replica or this one restarted) and call mcp_server_flush_audit. Returns 0, or DBMCP_EINVAL
+ * to stderr once bound. On SIGTERM/SIGINT: close the listening socket (new
+ * connections are refused; a new request on an open keep-alive connection
+ * gets 503), let running requests finish within limits.shutdown_grace_ms,
+ * then cancel them (their audit rows say cancelled), end SSE and listen
+ * streams, stop the daemon, drop its copies of the sessions (they live on
+ * in the database, for another replica or this one restarted) and call
+ * mcp_server_flush_audit. On SIGHUP: re-read the settings, the log level
+ * (setting log.level) and the shutdown grace, logging what changed and
+ * refusing (keeping the old value, logging why) what does not validate;
+ * nothing is dropped. Returns 0, HTTP_SERVE_CANCELLED, or DBMCP_EINVAL
  * (bad bind, no_auth on a non-loopback bind, no anonymous identity) or
  * DBMCP_EIO (cannot bind) with err filled. */
 int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err);

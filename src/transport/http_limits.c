@@ -37,6 +37,7 @@ static const limit_option limit_options[] = {
     LIMIT(max_sessions, "DBMCP_HTTP_MAX_SESSIONS", 10000, 1, 1000000),
     LIMIT(max_sessions_per_key, "DBMCP_HTTP_MAX_SESSIONS_PER_KEY", 100, 1, 1000000),
     LIMIT(session_idle_s, "DBMCP_HTTP_SESSION_IDLE_S", 900, 10, 7 * 86400),
+    LIMIT(shutdown_grace_ms, "DBMCP_HTTP_SHUTDOWN_GRACE_MS", 10000, 1, 3600000),
 };
 
 static int *field(http_limits *limits, const limit_option *o)

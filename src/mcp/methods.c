@@ -15,6 +15,7 @@
 #include "core/text_safe.h"
 #include "mcp/internal.h"
 #include "tools/search_tools.h"
+#include "tools/sql_failure.h"
 #include "tools/tool.h"
 
 #define DEFAULT_INSTRUCTIONS                                                                       \
@@ -290,8 +291,11 @@ static int read_sql_template(mcp_server *srv, const resource_reader *rd, const r
      * not type a parameter), then run inside the call's transaction. */
     store_call call = {rd->call_id, tool, timeout_ms, memory};
     store_stmt *st = NULL;
+    store_failure failure = {0};
     rc = sql ? store_prepare(db, sql, &st, err)
              : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    if (rc)
+        store_last_failure(db, &failure);
     int in_call = 0;
     if (!rc && (rc = store_call_begin(db, &call, err)) == 0)
         in_call = 1;
@@ -304,6 +308,8 @@ static int read_sql_template(mcp_server *srv, const resource_reader *rd, const r
             store_bind_text(st, name, json_string_value(v));
         }
         rc = store_step(st, err);
+        if (rc < 0)
+            store_last_failure(db, &failure);
         if (rc == STORE_ROW) {
             const char *text = store_column_text(st, 0);
             out->text = strdup(text ? text : "");
@@ -318,6 +324,19 @@ static int read_sql_template(mcp_server *srv, const resource_reader *rd, const r
     store_set_cancel_flag(db, NULL);
     store_set_time_limit(db, 0);
     store_set_memory_budget(db, 0);
+    if (rc < 0 && rc != DBMCP_ENOTFOUND) {
+        /* What the reader may act on, as for a report tool (sql_failure.h). */
+        sql_failure_context c = {
+            .sql = t->handler,
+            .dialect = strcmp(store_dialect(db), "postgres") == 0 ? SQL_DIALECT_POSTGRES
+                                                                  : SQL_DIALECT_SQLITE,
+            .operator_sql = 1,
+            .timeout_ms = timeout_ms,
+            .timeout_setting = "report.timeout_ms",
+            .memory_bytes = memory,
+        };
+        sql_failure_explain(db, rc, &failure, &c, err);
+    }
     free(sql);
     store_pool_release(srv->query, db);
     mcp_query_leave(srv, rd->who);

@@ -116,7 +116,8 @@ static void classify(store_failure *f, int rc, const char *msg)
     case SQLITE_AUTH: store_failure_set(f, STORE_FAILURE_DENIED, NULL); return;
     case SQLITE_TOOBIG: store_failure_set(f, STORE_FAILURE_VALUE_TOO_BIG, NULL); return;
     case SQLITE_MISMATCH: store_failure_set(f, STORE_FAILURE_TYPE_MISMATCH, NULL); return;
-    case SQLITE_ERROR: break;
+    case SQLITE_ERROR:
+    case SQLITE_SCHEMA: break; /* prepare reports some errors inside a WITH so */
     default: return;
     }
     if (!msg)

@@ -338,11 +338,13 @@ static void say(sentence *s, const char *fmt, ...)
     va_end(ap);
 }
 
-/* " \"name\"" (escaped, cut) */
+/* name in double quotes (escaped, cut); a name written "quoted" keeps its
+ * own. */
 static void say_name(sentence *s, const char *name)
 {
     char *shown = shown_name(name);
-    say(s, "\"%s\"", shown ? shown : "");
+    const char *q = name && name[0] == '"' ? "" : "\"";
+    say(s, "%s%s%s", q, shown ? shown : "", q);
     free(shown);
 }
 
@@ -518,10 +520,10 @@ static int explain_named(store *db, sentence *s, const store_failure *f, const s
         }
         say(s, ": a value or operand has the wrong type or format for how it is used. Compare "
                "like with like, or convert with CAST(x AS type)");
-        break;
+        return 1; /* a value's fault: in a report tool, maybe an argument's */
     case STORE_FAILURE_DIVISION_BY_ZERO:
         say(s, "Division by zero. Guard the divisor, e.g. x / NULLIF(y, 0)");
-        break;
+        return 1; /* a value's fault: in a report tool, maybe an argument's */
     case STORE_FAILURE_GROUPING:
         say(s, "Column ");
         say_name(s, f->name);

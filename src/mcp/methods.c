@@ -256,6 +256,7 @@ typedef struct resource_reader {
     const char *client;  /* the client's name, may be "" */
     const char *model;   /* may be "" */
     atomic_int *cancelled;
+    int *explained; /* out: set when a failure's public message says what failed */
 } resource_reader;
 
 /* Read a URI produced by a template with an 'sql' handler: the first column
@@ -335,7 +336,10 @@ static int read_sql_template(mcp_server *srv, const resource_reader *rd, const r
             .timeout_setting = "report.timeout_ms",
             .memory_bytes = memory,
         };
+        char before[sizeof err->public_message];
+        snprintf(before, sizeof before, "%s", err->public_message);
         sql_failure_explain(db, rc, &failure, &c, err);
+        *rd->explained = strcmp(before, err->public_message) != 0;
     }
     free(sql);
     store_pool_release(srv->query, db);
@@ -405,9 +409,9 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     reg_resource r;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int capped = 0;
+    int capped = 0, explained = 0;
     resource_reader rd = {&s->who, call_id, s->client_name, ctx && ctx->model ? ctx->model : "",
-                          flight ? &flight->cancelled : NULL};
+                          flight ? &flight->cancelled : NULL, &explained};
     int rc = read_resource(srv, &rd, snap, uri, &r, &capped, &err);
     json_t *result = NULL;
     if (rc == 0) {
@@ -420,6 +424,11 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     } else if (capped) {
         /* a cap on concurrent queries: the message names it and its setting */
         fail(f, MCP_SERVER_BUSY, "%s", err.public_message);
+    } else if (explained) {
+        /* the template's SQL failed for a reason the reader may act on */
+        f->code = JSONRPC_INTERNAL_ERROR;
+        snprintf(f->message, sizeof f->message, "the resource could not be read: %.400s (call %s)",
+                 err.public_message, call_id);
     } else {
         fail(f, JSONRPC_INTERNAL_ERROR, "the resource could not be read (call %s)", call_id);
     }

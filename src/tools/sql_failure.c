@@ -364,7 +364,7 @@ static void say_suggestions(sentence *s, const suggestions *sg, const char *what
 static void say_operator(sentence *s, const sql_failure_context *c)
 {
     if (c->operator_sql)
-        say(s, " (in the tool's own SQL: only its operator can fix it)");
+        say(s, " (in the operator's SQL, which only they can fix)");
 }
 
 static void explain_unknown_table(sentence *s, const char *written, const visible *v,

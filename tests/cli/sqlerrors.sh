@@ -54,4 +54,11 @@ same_text_renamed() {
   [ -n "$b" ] && [ "$a" = "$b" ]
 }
 
+# read_resource URI: the JSON-RPC answer to resources/read of URI over stdio.
+read_resource() {
+  printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+    "$(jq -nc --arg u "$1" '{jsonrpc: "2.0", id: 2, method: "resources/read", params: {uri: $u}}')" |
+    "$BIN" serve --db "$DB" 2>/dev/null | grep '"id":2'
+}
+
 run_cases "$CASES"

@@ -11,3 +11,8 @@ VALUES ('broken', 'Names a column products lacks',
         'SELECT categry FROM products');
 INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('default', 'share', 91);
 INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('default', 'broken', 92);
+-- An `sql` resource template with the same mistake.
+INSERT INTO dbmcp_resource_templates (uri_template, name, handler_kind, handler)
+VALUES ('err://product/{p}', 'product-category', 'sql',
+        'SELECT categry FROM products WHERE product = :p');
+INSERT INTO dbmcp_interface_resources (interface, uri) VALUES ('default', 'err://product/{p}');

@@ -250,7 +250,12 @@ static const introspect_table *visible_find(const visible *v, sql_dialect dialec
     for (size_t i = 0; i < v->n; i++)
         if (same_name(dialect, v->tables[i].name, name))
             return &v->tables[i];
-    return NULL;
+    /* SQLite lists an attached database's tables by their bare names
+     * (its hidden ones are dbmcp_* and sqlite_*, which admission refuses
+     * whatever qualifies them); PostgreSQL lists "schema.name": there
+     * only an exact match counts. */
+    const char *dot = strrchr(name, '.');
+    return dialect == SQL_DIALECT_SQLITE && dot ? visible_find(v, dialect, dot + 1) : NULL;
 }
 
 /* --- close names ------------------------------------------------------------------- */

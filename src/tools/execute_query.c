@@ -56,8 +56,8 @@
 #define EXECUTE_QUERY_TIMEOUT_CEILING (10 * 60 * 1000)
 #define EXECUTE_QUERY_CELL_CEILING 1000000
 
-/* The one sentence a database failure shows the agent; dispatch appends
- * " (call id …)". */
+/* The sentence a database failure of no class sql_failure.h explains
+ * shows the agent; dispatch appends " (call id …)". */
 #define EXECUTE_QUERY_FAILED "The query failed. The details are in the operator log"
 
 /* A setting as a number clamped to [lo, hi]; def when unset or not a

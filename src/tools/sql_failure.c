@@ -276,6 +276,8 @@ static size_t tolerance(const char *unknown)
 /* Offer candidate (compared) as shown when close enough to unknown. */
 static void suggest(suggestions *s, const char *unknown, const char *candidate, const char *shown)
 {
+    if (strcmp(unknown, candidate) == 0) /* the name itself, e.g. on an allowlist */
+        return;
     size_t d = text_edit_distance(unknown, candidate, 1);
     if (d == SIZE_MAX || d > tolerance(unknown))
         return;
@@ -447,29 +449,25 @@ static void explain_unknown_function(sentence *s, const char *name, const sql_fa
     }
     say(s, "Unknown function ");
     say_name(s, name);
-    if (sg.n) {
-        say(s, ". Close function names you can call: ");
-        for (size_t k = 0; k < sg.n; k++)
-            say(s, "%s%s", k ? ", " : "", sg.shown[k]);
+    for (size_t k = 0; k < sg.n; k++) {
+        char *shown = shown_name(sg.shown[k]);
+        say(s, "%s%s", k ? ", " : ". Close function names you can call: ", shown ? shown : "");
+        free(shown);
     }
     say_operator(s, c);
 }
 
 /* A time or size limit: the sentence, or 0 when f is none of them. */
-static int explain_limit(sentence *s, int rc, const store_failure *f, const dbmcp_error *err,
-                         const sql_failure_context *c)
+static int explain_limit(sentence *s, int rc, const store_failure *f, const sql_failure_context *c)
 {
     if (f->kind == STORE_FAILURE_CANCELLED) {
         say(s, "The query was cancelled");
-    } else if (f->kind == STORE_FAILURE_TIME_LIMIT ||
-               (rc == DBMCP_ETIMEOUT && f->kind == STORE_FAILURE_OTHER &&
-                strstr(err->message, "time limit"))) {
+    } else if (f->kind == STORE_FAILURE_TIME_LIMIT) {
         say(s,
             "The query was stopped at the time limit of %d ms (setting %s). Filter or aggregate "
             "in SQL so it finishes sooner",
             c->timeout_ms, c->timeout_setting ? c->timeout_setting : "query.timeout_ms");
-    } else if (f->kind == STORE_FAILURE_MEMORY ||
-               (rc == DBMCP_ETOOBIG && strstr(err->message, "memory budget"))) {
+    } else if (f->kind == STORE_FAILURE_MEMORY) {
         say(s, "The query needed more memory than this server allows for one call");
         if (c->memory_bytes)
             say(s, " (%zu bytes, setting query.max_memory_bytes)", c->memory_bytes);
@@ -549,7 +547,7 @@ int sql_failure_explain(store *db, int rc, const store_failure *f, const sql_fai
     size_t used = strlen(err->message);
     snprintf(err->message + used, sizeof err->message - used, " [class %s]",
              store_failure_kind_name(f->kind));
-    if (explain_limit(&s, rc, f, err, c)) {
+    if (explain_limit(&s, rc, f, c)) {
         snprintf(err->public_message, sizeof err->public_message, "%s", text);
         return rc;
     }

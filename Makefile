@@ -14,19 +14,27 @@ ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc \
 LDLIBS  += $(shell pkg-config --libs $(LINK_PKGS)) -lstemmer -lpthread -lm -ldl
 BUILD   := build
 
-SRCS     := $(shell find src -name '*.c' | sort)
+SRCS     := $(shell find src -name node_modules -prune -o -name '*.c' -print | sort)
 LIB_SRCS := $(filter-out src/cli/%,$(SRCS))
 CLI_SRCS := $(filter src/cli/%,$(SRCS))
 ASSETS   := $(shell find src/store/schema src/store/seed -name '*.sql' | sort)
 
+# The admin console's front end (src/web/ui, docs/console.md): esbuild
+# bundles it from the npm packages its lock file pins; the bundle is a build
+# output, embedded in the binary with the static files by web/embedded.S.
+WEB_UI     := src/web/ui
+WEB_STATIC := $(WEB_UI)/index.html $(WEB_UI)/console.css $(WEB_UI)/favicon.svg
+WEB_SRCS   := $(shell find $(WEB_UI)/src -name '*.js' -o -name '*.jsx' | sort)
+WEB_BUNDLE := $(BUILD)/web/console.js
+
 OBJS     = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(1))
-LIB_OBJS := $(call OBJS,$(LIB_SRCS)) $(BUILD)/obj/store/assets.o
+LIB_OBJS := $(call OBJS,$(LIB_SRCS)) $(BUILD)/obj/store/assets.o $(BUILD)/obj/web/embedded.o
 CLI_OBJS := $(call OBJS,$(CLI_SRCS))
 
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-query-pg bench-repair bench-vector bench-json-write bench-retrieval clean
+.PHONY: all test unit unit-pg unit-asan protocol conformance fuzz demo deps format format-check bench bench-query bench-query-pg bench-repair bench-vector bench-json-write bench-retrieval bench-ingest clean
 
 all: $(BUILD)/dbmcp
 
@@ -40,6 +48,13 @@ $(BUILD)/obj/%.o: src/%.c
 $(BUILD)/obj/store/assets.o: src/store/assets.S $(ASSETS)
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
+
+$(WEB_BUNDLE): $(WEB_SRCS) $(WEB_UI)/package.json $(WEB_UI)/package-lock.json scripts/web-build.sh
+	@scripts/web-build.sh $@
+
+$(BUILD)/obj/web/embedded.o: src/web/embedded.S $(WEB_STATIC) $(WEB_BUNDLE)
+	@mkdir -p $(dir $@)
+	$(CC) -DWEB_BUNDLE='"$(WEB_BUNDLE)"' -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/case_files.h $(LIB_OBJS)
 	@mkdir -p $(dir $@)
@@ -123,6 +138,15 @@ $(BUILD)/bench/vector_bench: bench/vector/vector_bench.c $(BUILD)/obj/core/vecto
 bench-retrieval: all
 	@bench/retrieval/run.sh
 
+# dbmcp ingest on XQuAD/JSQuAD text (data from bench/retrieval/extract.sh) beside stock FTS5
+# and the floor (read + normalise once); DBMCP_BEFORE=another/dbmcp adds its figures.
+bench-ingest: all $(BUILD)/bench/textnorm_floor
+	@TEXTNORM_FLOOR=$(BUILD)/bench/textnorm_floor bench/ingest.sh
+
+$(BUILD)/bench/textnorm_floor: bench/textnorm_floor.c $(BUILD)/obj/core/textnorm.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
 # json_write_compact against jansson's json_dumps on typical responses, in-process.
 bench-json-write: $(BUILD)/bench/json_write_bench
 	@$(BUILD)/bench/json_write_bench
@@ -132,7 +156,7 @@ $(BUILD)/bench/json_write_bench: bench/json_write_bench.c $(BUILD)/obj/core/json
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
 
 format:
-	clang-format -i $(SRCS) $(shell find src tests/unit tests/cli fuzz -name '*.h' -o -name '*.c' 2>/dev/null | sort -u)
+	clang-format -i $(SRCS) $(shell find src tests/unit tests/cli fuzz -name node_modules -prune -o \( -name '*.h' -o -name '*.c' \) -print 2>/dev/null | sort -u)
 
 format-check:
 	@scripts/format-check.sh

@@ -7,7 +7,7 @@
  *   repair_bench CORPUS OUT [SECONDS]
  *
  * CORPUS is a JSON array of {"input": TEXT, "arguments": BOOL,
- * "keep_encoded": BOOL} (written by bench/repair/run.mjs). The corpus is
+ * "keep_encoded": BOOL, "several": BOOL} (written by bench/repair/run.mjs). The corpus is
  * repaired in whole passes until SECONDS (default 3) of wall time have
  * passed, at least 3 passes; only repair_json and repair_result_free are
  * timed. OUT gets {"passes", "seconds", "bytes_per_pass", "results": [
@@ -60,6 +60,7 @@ static bench_case *cases_from(const json_t *corpus, size_t *count)
         cases[i].len = json_string_length(input);
         cases[i].opt.parse_string_arguments = json_is_true(json_object_get(c, "arguments"));
         cases[i].opt.keep_encoded_strings = json_is_true(json_object_get(c, "keep_encoded"));
+        cases[i].opt.several_values = json_is_true(json_object_get(c, "several"));
     }
     *count = i;
     return cases;

@@ -7,7 +7,7 @@
  *     message, or returns NUL-terminated output;
  *   - it never returns invalid JSON: every output is re-parsed strictly
  *     with jansson (any value at top level, "\u0000" allowed), with and
- *     without the string-arguments option;
+ *     without the string-arguments and several-values options;
  *   - valid JSON is never rewritten: when jansson accepts the input, the
  *     engine (told to keep doubly-encoded strings) succeeds, says unchanged,
  *     returns the input byte for byte and so the same value (json_equal);
@@ -113,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     repair_options opt = {0};
     opt.parse_string_arguments = 1;
+    opt.several_values = 1;
     opt.max_depth = 16;
     if (check(in, size, &opt, &first) == 0)
         repair_result_free(&first);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: create demo.db with the demo data set (once), make an API key
-# for the chatbot interface, and serve it over HTTP on 127.0.0.1:${PORT:-8080}.
+# for the chatbot interface and an admin key for the console (both new on
+# every run, shown once), and serve it over HTTP on 127.0.0.1:${PORT:-8080}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 db=${DEMO_DB:-demo.db}
@@ -10,11 +11,16 @@ if [ ! -f "$db" ]; then
 fi
 key=$(build/dbmcp keys create --db "$db" --interface chatbot --user demo \
   --description "make demo" 2>/dev/null)
+admin=$(build/dbmcp keys create --db "$db" --admin --principal demo-admin \
+  --description "make demo console login" 2>/dev/null)
 cat <<EOT
 
 dbmcp demo — database $db, MCP endpoint http://127.0.0.1:$port/mcp
 
   API key (interface chatbot, shown once): $key
+
+  Admin console: http://127.0.0.1:$port/admin/
+    log in with this admin key (shown once): $admin
 
   Try it:
     curl -s http://127.0.0.1:$port/mcp -H "Authorization: Bearer $key" \\

@@ -27,6 +27,10 @@ packages=(
   libcurl3-gnutls libxml2 libpoppler-glib8 libraptor2-0
   mythes-de mythes-en-us
   libcmocka-dev
+  # The admin console's end-to-end tests drive this browser through
+  # playwright-core (tests/node/console_browser.test.mjs); no browser is
+  # downloaded from anywhere else.
+  chromium
   valgrind curl ca-certificates
 )
 

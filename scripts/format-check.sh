@@ -10,7 +10,7 @@ while IFS= read -r f; do
     echo "format: $f needs clang-format (run make format)"
     bad=1
   fi
-done < <(find src tests/unit tests/cli fuzz -name '*.c' -o -name '*.h' 2>/dev/null | sort)
+done < <(find src tests/unit tests/cli fuzz -name node_modules -prune -o \( -name '*.c' -o -name '*.h' \) -print 2>/dev/null | sort)
 [ $bad -eq 0 ] && echo "format: all C files formatted"
 # The include graph follows the layers (nothing includes from a layer above).
 scripts/layers.sh || bad=1

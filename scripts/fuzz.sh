@@ -112,8 +112,8 @@ $(pkg-config --cflags $pkgs)"
 objects=()
 while IFS= read -r src; do
   objects+=("$build/obj/${src#src/}")
-done < <(find src -name '*.c' ! -path 'src/cli/*' | sort | sed 's/\.c$/.o/')
-objects+=("$build/obj/store/assets.o")
+done < <(find src -name node_modules -prune -o -name '*.c' ! -path 'src/cli/*' -print | sort | sed 's/\.c$/.o/')
+objects+=("$build/obj/store/assets.o" "$build/obj/web/embedded.o")
 
 echo "fuzz: building the library with $clang" >&2
 make --no-print-directory -j"$jobs" BUILD="$build" CC="$clang" CFLAGS="$lib_cflags" "${objects[@]}" >&2

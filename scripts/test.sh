@@ -61,6 +61,7 @@ run_stage format scripts/format-check.sh
 run_stage unit make -j2 unit
 run_stage unit-asan make -j2 unit-asan
 run_stage repair-corpus node tests/cases/repair/generate.mjs --check
+run_stage cli-repair tests/cli/repair.sh
 run_stage cli-sql tests/cli/sql.sh
 run_stage cli-admin tests/cli/admin.sh
 run_stage cli-report tests/cli/report.sh
@@ -68,6 +69,7 @@ run_stage cli-sqlerrors tests/cli/sqlerrors.sh
 run_stage cli-thesaurus tests/cli/thesaurus.sh
 run_stage cli-embed-http tests/cli/embed_http.sh
 run_stage cli-hostile-http tests/cli/hostile_http.sh
+run_stage console scripts/console-tests.sh
 run_stage cli-metrics tests/cli/metrics.sh
 run_stage cli-hostile-audit tests/cli/hostile_audit.sh
 run_stage cli-memory tests/cli/memory.sh
@@ -100,6 +102,7 @@ pg_stage pg-cli-sqlerrors tests/cli/sqlerrors.sh
 pg_stage pg-cli-thesaurus tests/cli/thesaurus.sh
 pg_stage pg-cli-embed-http tests/cli/embed_http.sh
 pg_stage pg-cli-hostile-http tests/cli/hostile_http.sh
+pg_stage pg-console scripts/console-tests.sh
 pg_stage pg-cli-metrics tests/cli/metrics.sh
 pg_stage pg-cli-memory tests/cli/memory.sh
 pg_stage pg-cli-replicas tests/cli/replicas.sh

@@ -1,6 +1,8 @@
 // run.mjs — the repair benchmark (bench/README.md, "Repair benchmark"):
 // dbmcp's repair engine against the npm jsonrepair library on the same
-// corpus (every case file of tests/cases/repair), side by side in one run.
+// corpora, side by side in one run: the generated corpus (every case file
+// of tests/cases/repair) and, scored apart, the real corpus
+// (tests/cases/repair/real: model outputs quoted in public reports).
 //
 //   node bench/repair/run.mjs --ours build/bench/repair_bench [--seconds 3] [--out FILE]
 //
@@ -12,7 +14,9 @@
 // here by one function, the rule of tests/cases/repair/README.md:
 // a refusal case is right when the tool refuses; any other case is right
 // when the output parses as strict JSON and equals the expected value. An
-// output that does not parse is counted as invalid.
+// output that does not parse is counted as invalid. jsonrepair is judged
+// twice: alone, and behind the extraction a careful caller writes
+// (peerExtract below); the timing is jsonrepair alone.
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
@@ -34,23 +38,29 @@ if (!ours) {
   process.exit(2);
 }
 
-// ---- the corpus ------------------------------------------------------------
-const casesDir = join(root, 'tests/cases/repair');
+// ---- the corpora -----------------------------------------------------------
 const cases = [];
-for (const file of readdirSync(casesDir).filter((f) => f.endsWith('.json')).sort()) {
-  const doc = JSON.parse(readFileSync(join(casesDir, file), 'utf8'));
-  for (const c of [].concat(doc)) {
-    if (c.pending) continue; // a known bug is not part of the comparison
-    cases.push({
-      file,
-      kind: c.kind || file.replace(/\.json$/, ''),
-      input: c.input,
-      expected: c.output,
-      arguments: !!(c.options && c.options.arguments),
-      keepEncoded: !!(c.options && c.options.keep_encoded),
-    });
+function loadCorpus(dir, set) {
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+    const doc = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    for (const c of [].concat(doc)) {
+      if (c.pending) continue; // a known bug is not part of the comparison
+      cases.push({
+        set,
+        file,
+        kind: c.kind || file.replace(/\.json$/, ''),
+        input: c.input,
+        expected: c.output,
+        arguments: !!(c.options && c.options.arguments),
+        keepEncoded: !!(c.options && c.options.keep_encoded),
+        several: !!(c.options && c.options.several),
+      });
+    }
   }
 }
+loadCorpus(join(root, 'tests/cases/repair'), 'generated');
+loadCorpus(join(root, 'tests/cases/repair/real'), 'real');
+const SETS = ['generated', 'real'];
 const bytesPerPass = cases.reduce((n, c) => n + Buffer.byteLength(c.input), 0);
 
 // ---- jsonrepair, with the same two value post-passes dbmcp applies -------------
@@ -107,6 +117,37 @@ function runJsonrepairOnce(c) {
   }
 }
 
+// The extraction a careful caller puts in front of jsonrepair, which has
+// none: drop a byte-order mark and a leading <think>/[THINK] block; several
+// <tool_call> blocks become an array, one gives its body; text after
+// [TOOL_CALLS] and the first fenced block holding { or [ are taken; then
+// from the first { or [. When jsonrepair refuses that, the text is cut
+// after the last } or ] (prose after the JSON) and tried again.
+function peerExtract(input) {
+  let t = input.replace(/^\uFEFF/, '');
+  t = t.replace(/^\s*<think>[\s\S]*?<\/think>/, '').replace(/^\s*\[THINK\][\s\S]*?\[\/THINK\]/, '');
+  const calls = [...t.matchAll(/<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/g)].map((m) => m[1]);
+  if (calls.length > 1) return '[' + calls.join(',') + ']';
+  if (calls.length === 1) t = calls[0];
+  const marker = t.indexOf('[TOOL_CALLS]');
+  if (marker >= 0) t = t.slice(marker + '[TOOL_CALLS]'.length);
+  for (const m of t.matchAll(/```[^\n{[]*\n?([\s\S]*?)(?:```|$)/g)) {
+    if (/[{[]/.test(m[1])) {
+      t = m[1];
+      break;
+    }
+  }
+  const start = t.search(/[{[]/);
+  return start > 0 ? t.slice(start) : t;
+}
+function runExtractedOnce(c) {
+  const text = peerExtract(c.input);
+  const first = runJsonrepairOnce({ ...c, input: text });
+  if (first.ok) return first;
+  const end = Math.max(text.lastIndexOf('}'), text.lastIndexOf(']'));
+  return end > 0 ? runJsonrepairOnce({ ...c, input: text.slice(0, end + 1) }) : first;
+}
+
 // One round: whole passes for at least budget seconds (at least one pass).
 function timeJsonrepair(budget) {
   let passes = 0, elapsed = 0, sink = 0;
@@ -128,7 +169,7 @@ function timeJsonrepair(budget) {
 const benchDir = join(root, 'build/bench');
 const corpusFile = join(benchDir, 'repair-corpus.json');
 mkdirSync(benchDir, { recursive: true });
-writeFileSync(corpusFile, JSON.stringify(cases.map((c) => ({ input: c.input, arguments: c.arguments, keep_encoded: c.keepEncoded }))));
+writeFileSync(corpusFile, JSON.stringify(cases.map((c) => ({ input: c.input, arguments: c.arguments, keep_encoded: c.keepEncoded, several: c.several }))));
 
 // One round of the C program (it loops at least 3 passes and budget seconds).
 function timeOurs(budget) {
@@ -159,10 +200,12 @@ function judge(c, r) {
   }
   return deepEqual(v, c.expected) ? 'right' : 'wrong';
 }
-function score(results) {
-  const s = { right: 0, wrong: 0, refused: 0, invalid: 0, byKind: {}, misses: [] };
+function score(results, set) {
+  const s = { cases: 0, right: 0, wrong: 0, refused: 0, invalid: 0, byKind: {}, misses: [] };
   results.forEach((r, i) => {
     const c = cases[i];
+    if (set && c.set !== set) return;
+    s.cases++;
     const verdict = judge(c, r);
     s[verdict]++;
     const k = (s.byKind[c.kind] ||= { right: 0, total: 0 });
@@ -172,7 +215,7 @@ function score(results) {
   });
   // Invalid is also checked for refusal cases: any output must parse.
   results.forEach((r, i) => {
-    if (cases[i].expected !== null || !r.ok) return;
+    if ((set && cases[i].set !== set) || cases[i].expected !== null || !r.ok) return;
     try {
       JSON.parse(r.output);
     } catch {
@@ -187,6 +230,7 @@ function score(results) {
 // ROUNDS rounds between the tools, so drift on a shared machine hits both.
 const ROUNDS = 3;
 const jr = { passes: 0, seconds: 0, results: cases.map(runJsonrepairOnce) };
+const jx = cases.map(runExtractedOnce);
 const db = { passes: 0, seconds: 0, results: null };
 timeJsonrepair(0.2); // warm-up: let V8 optimise jsonrepair before timing
 for (let round = 0; round < ROUNDS; round++) {
@@ -198,7 +242,10 @@ for (let round = 0; round < ROUNDS; round++) {
   db.seconds += b.seconds;
   db.results ||= b.results;
 }
-const jrScore = score(jr.results), dbScore = score(db.results);
+const jrScore = score(jr.results, 'generated'), dbScore = score(db.results, 'generated');
+const perSet = Object.fromEntries(SETS.map((set) => [set, {
+  jsonrepair: score(jr.results, set), jsonrepair_extraction: score(jx, set), dbmcp: score(db.results, set),
+}]));
 const perf = (t) => ({
   mbPerSec: (t.passes * bytesPerPass) / t.seconds / 1e6,
   casesPerSec: (t.passes * cases.length) / t.seconds,
@@ -208,22 +255,31 @@ const jrVersion = JSON.parse(readFileSync(join(root, 'bench/repair/node_modules/
 
 const row = (label, a, b, ratio = '') => console.log(`| ${label} | ${a} | ${b} | ${ratio} |`);
 const fmt = (x, d = 1) => x.toFixed(d);
-console.log(`\nrepair corpus: ${cases.length} cases, ${(bytesPerPass / 1024).toFixed(1)} KiB per pass (tests/cases/repair)`);
+const count = (set) => cases.filter((c) => c.set === set).length;
+console.log(`\nrepair corpora: ${cases.length} cases, ${(bytesPerPass / 1024).toFixed(1)} KiB per pass: generated ${count('generated')} (tests/cases/repair), real ${count('real')} (tests/cases/repair/real)`);
 console.log(`jsonrepair ${jrVersion} on Node ${process.version}: ${jr.passes} passes in ${fmt(jr.seconds, 2)} s; dbmcp: ${db.passes} passes in ${fmt(db.seconds, 2)} s\n`);
+for (const set of SETS) {
+  const { jsonrepair: a, jsonrepair_extraction: x, dbmcp: d } = perSet[set];
+  console.log(`\n${set} corpus (${a.cases} cases)\n`);
+  console.log('| verdict | jsonrepair | jsonrepair + extraction | dbmcp |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const [label, key] of [['right', 'right'], ['wrong value', 'wrong'], ['refused though repairable', 'refused'], ['invalid JSON output', 'invalid']])
+    console.log(`| ${label} | ${a[key]} | ${x[key]} | ${d[key]} |`);
+  console.log(`\nright by kind (jsonrepair / jsonrepair + extraction / dbmcp / cases):`);
+  for (const kind of Object.keys(d.byKind).sort())
+    console.log(`  ${kind.padEnd(20)} ${String(a.byKind[kind].right).padStart(4)} ${String(x.byKind[kind].right).padStart(4)} ${String(d.byKind[kind].right).padStart(4)} / ${d.byKind[kind].total}`);
+}
+console.log(`\nthroughput, both corpora (jsonrepair alone, without the extraction):\n`);
 console.log('| metric | jsonrepair | dbmcp | dbmcp/jsonrepair |');
 console.log('| --- | ---: | ---: | ---: |');
-row('cases right', `${jrScore.right} / ${cases.length}`, `${dbScore.right} / ${cases.length}`, '');
-row('wrong value', jrScore.wrong, dbScore.wrong);
-row('refused though repairable', jrScore.refused, dbScore.refused);
-row('invalid JSON output', jrScore.invalid, dbScore.invalid);
 row('throughput (MB/s of input)', fmt(jrPerf.mbPerSec, 2), fmt(dbPerf.mbPerSec, 2), fmt(dbPerf.mbPerSec / jrPerf.mbPerSec) + '×');
 row('throughput (cases/s)', Math.round(jrPerf.casesPerSec), Math.round(dbPerf.casesPerSec), fmt(dbPerf.casesPerSec / jrPerf.casesPerSec) + '×');
-console.log('\nright by kind (jsonrepair / dbmcp / cases):');
-for (const kind of Object.keys(dbScore.byKind).sort())
-  console.log(`  ${kind.padEnd(20)} ${String(jrScore.byKind[kind].right).padStart(4)} ${String(dbScore.byKind[kind].right).padStart(4)} / ${dbScore.byKind[kind].total}`);
+const real = perSet.real;
 const goals = [
-  ['at least as many right as jsonrepair', dbScore.right >= jrScore.right],
-  ['zero invalid outputs', dbScore.invalid === 0],
+  ['at least as many right as jsonrepair (generated)', dbScore.right >= jrScore.right],
+  ['at least as many right as jsonrepair + extraction (real)', real.dbmcp.right >= real.jsonrepair_extraction.right],
+  ['zero invalid outputs', dbScore.invalid === 0 && real.dbmcp.invalid === 0],
+  ['zero wrong values (real)', real.dbmcp.wrong === 0],
   ['>= 10x the throughput', dbPerf.mbPerSec >= 10 * jrPerf.mbPerSec],
 ];
 console.log('\ngoals: ' + goals.map(([g, ok]) => `${g}: ${ok ? 'met' : 'NOT met'}`).join('; '));
@@ -233,7 +289,8 @@ writeFileSync(outFile, JSON.stringify({
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version },
   corpus: { cases: cases.length, bytes_per_pass: bytesPerPass },
-  jsonrepair: { version: jrVersion, ...jrPerf, passes: jr.passes, seconds: jr.seconds, ...jrScore },
-  dbmcp: { ...dbPerf, passes: db.passes, seconds: db.seconds, ...dbScore },
+  jsonrepair: { version: jrVersion, ...jrPerf, passes: jr.passes, seconds: jr.seconds },
+  dbmcp: { ...dbPerf, passes: db.passes, seconds: db.seconds },
+  corpora: perSet,
 }, null, 2));
 console.log(`full results and every miss: ${outFile}`);

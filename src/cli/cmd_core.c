@@ -251,7 +251,9 @@ const cli_command cli_cmd_serve = {
     "  listening on http://HOST:PORT/mcp\n"
     "With port 0 (`--http 127.0.0.1:0`) the system picks a free port; read it from that line.\n"
     "GET /metrics (Prometheus text) and GET /status (JSON, `dbmcp status`) answer loopback\n"
-    "clients; the setting http.metrics (loopback, key, off) changes that.",
+    "clients; the setting http.metrics (loopback, key, off) changes that.\n"
+    "The admin console is at http://HOST:PORT/admin/ (its API under /admin/api/v1/): log in\n"
+    "with an admin key (`dbmcp keys create --admin`); docs/console.md.",
     0,
     0,
     serve_flags,

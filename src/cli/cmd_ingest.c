@@ -250,8 +250,7 @@ static int ingest_all(const cli_args *a, store *db, embedder *emb, const path_li
                                      paths->items[j], paths->items[n], ingest_doc_slug(docs[n]));
     }
     if (!rc && !(rc = store_begin(db, err))) {
-        for (size_t i = 0; !rc && i < n; i++)
-            rc = ingest_write(db, docs[i], o, err);
+        rc = ingest_write(db, docs, n, o, err);
         if (!rc)
             rc = store_commit(db, err);
         if (rc)

@@ -19,11 +19,14 @@
 
 static int run_keys_create(cli_args *a)
 {
+    int admin = cli_flag(a, "admin") != NULL;
     const char *iface = cli_flag(a, "interface");
     const char *user = cli_flag(a, "user");
     const char *principal = cli_flag(a, "principal");
+    if (!iface && !admin)
+        return cli_usage_error(a->cmd, "--interface is required (or --admin)");
     if (!iface)
-        return cli_usage_error(a->cmd, "--interface is required");
+        iface = "default";
     dbmcp_error err;
     if (catalog_validate_name("interface", iface, &err))
         return cli_usage_error(a->cmd, "%s", err.message);
@@ -37,43 +40,43 @@ static int run_keys_create(cli_args *a)
         store_close(db);
         return cli_fail(&err);
     }
-    char id[13], secret[41], hash[65];
-    ids_token(id, 12);
-    ids_token(secret, 40);
-    mcp_key_hash_secret(secret, hash);
-    reg_api_key key = {0};
-    key.id = id;
-    key.principal = (char *)(principal ? principal : user ? user : iface);
-    key.secret_hash = hash;
-    key.interface = (char *)iface;
-    key.user_id = (char *)user;
-    key.agent_id = (char *)cli_flag(a, "agent");
-    key.description = (char *)cli_flag(a, "description");
-    rc = reg_api_key_insert(db, &key, &err);
+    reg_api_key spec = {0};
+    spec.principal = (char *)(principal ? principal : user ? user : admin ? "admin" : iface);
+    spec.interface = (char *)iface;
+    spec.user_id = (char *)user;
+    spec.agent_id = (char *)cli_flag(a, "agent");
+    spec.description = (char *)cli_flag(a, "description");
+    spec.role = admin ? "admin" : "client";
+    char key[MCP_KEY_SIZE], id[13];
+    rc = mcp_key_create(db, &spec, key, id, &err);
     store_close(db);
     if (rc)
         return cli_fail(&err);
-    printf("dbmcp_%s_%s\n", id, secret);
-    fprintf(stderr, "dbmcp: key %s created for interface %s; it is shown only once\n", id, iface);
+    printf("%s\n", key);
+    fprintf(stderr, "dbmcp: %skey %s created for interface %s; it is shown only once\n",
+            admin ? "admin " : "", id, iface);
     return CLI_OK;
 }
 
 static const cli_flag_spec keys_create_flags[] = {
     DB_FLAG,
-    {"interface", "NAME", "interface the key may use (required)"},
+    {"interface", "NAME", "interface the key may use (required unless --admin: default)"},
     {"user", "USER", "user scope (default: the principal)"},
     {"agent", "AGENT", "agent scope (default: any agent of the user)"},
     {"principal", "NAME", "principal name for audit (default: the user, else the interface)"},
     {"description", "TEXT", "what the key is for"},
+    {"admin", NULL, "an admin key: it also opens the console at /admin/ (docs/console.md)"},
     {NULL, NULL, NULL},
 };
 
 const cli_command cli_cmd_keys_create = {
     "keys create",
     "Create an API key for HTTP clients (printed once)",
-    "--interface NAME [--user U] [--agent A] [--principal P] [--db PATH]",
+    "(--interface NAME | --admin) [--user U] [--agent A] [--principal P] [--db PATH]",
     "The key is dbmcp_<id>_<secret>. Its interface and user/agent scope apply to everything\n"
-    "done with it. Only a BLAKE2b hash of the secret is stored.",
+    "done with it. Only a BLAKE2b hash of the secret is stored. An --admin key (interface\n"
+    "'default' and principal 'admin' unless given) also logs in to the admin console at\n"
+    "http://HOST:PORT/admin/ of `dbmcp serve --http`; other keys get 403 there.",
     0,
     0,
     keys_create_flags,
@@ -92,11 +95,12 @@ static int run_keys_list(cli_args *a)
     store_close(db);
     if (rc)
         return cli_fail(&err);
-    printf("%-14s %-18s %-18s %-12s %-12s %-25s %s\n", "ID", "PRINCIPAL", "INTERFACE", "USER",
-           "AGENT", "LAST USED", "STATUS");
+    printf("%-14s %-18s %-18s %-7s %-12s %-12s %-25s %s\n", "ID", "PRINCIPAL", "INTERFACE", "ROLE",
+           "USER", "AGENT", "LAST USED", "STATUS");
     for (size_t i = 0; i < n; i++)
-        printf("%-14s %-18s %-18s %-12s %-12s %-25s %s\n", cli_safe(keys[i].id),
+        printf("%-14s %-18s %-18s %-7s %-12s %-12s %-25s %s\n", cli_safe(keys[i].id),
                cli_safe(keys[i].principal), cli_safe(keys[i].interface),
+               keys[i].role ? cli_safe(keys[i].role) : "client",
                keys[i].user_id ? cli_safe(keys[i].user_id) : "-",
                keys[i].agent_id ? cli_safe(keys[i].agent_id) : "-",
                keys[i].last_used_at ? cli_safe(keys[i].last_used_at) : "-",

@@ -69,6 +69,7 @@ static int run_repair(cli_args *a)
 {
     repair_options opt = {0};
     opt.parse_string_arguments = cli_flag(a, "arguments") != NULL;
+    opt.several_values = cli_flag(a, "several") != NULL;
     if (cli_flag(a, "batch"))
         return run_batch(cli_flag(a, "batch"), &opt);
     dbmcp_error err;
@@ -97,21 +98,26 @@ static const cli_flag_spec repair_flags[] = {
     {"batch", "FILE", "repair every string of the JSON array in FILE (\"-\": stdin)"},
     {"log", NULL, "print the repairs made to stderr"},
     {"arguments", NULL, "parse \"arguments\" members that hold JSON text as a string"},
+    {"several", NULL, "several values (parallel tool calls) become an array instead of an error"},
     {NULL, NULL, NULL},
 };
 
 const cli_command cli_cmd_repair = {
     "repair",
     "Repair a model's broken JSON answer (stdin to stdout)",
-    "[--log] [--arguments] [--batch FILE]",
+    "[--log] [--arguments] [--several] [--batch FILE]",
     "Reads one model answer on stdin and prints it as valid JSON on stdout (exit 0), or\n"
     "prints why it cannot be repaired on stderr (exit 1). Valid JSON is printed unchanged.\n"
     "The JSON is found inside prose, markdown fences, <tool_call> tags (several tags give\n"
-    "an array), after a [TOOL_CALLS] prefix and after a leading <think> block. Repairs:\n"
+    "an array), Mistral's [TOOL_CALLS] forms ([TOOL_CALLS][...] and name[ARGS]{...}, as\n"
+    "{\"name\":...,\"arguments\":...}) and after a leading <think> or [THINK] block. Repairs:\n"
     "cut-off documents (closed; sets lossy), unescaped quotes and control characters in\n"
     "strings, single and typographic quotes, \"a\" + \"b\", comments, trailing and missing\n"
     "commas, missing colons, Python True/False/None, NaN, unquoted keys, ... placeholders,\n"
-    "doubly-encoded and escaped JSON. See docs/repair.md.\n"
+    "doubly-encoded and escaped JSON, no-break and other Unicode spaces between tokens, a\n"
+    "value repeated by a stream retry. Several values one after another (concatenated, one\n"
+    "per line, or separated by ; or ,) are an error unless --several asks for them: then\n"
+    "they become an array. See docs/repair.md.\n"
     "HTML pages, server-sent event streams and plain text are errors. Input is limited\n"
     "to 4 MiB and 512 levels of nesting.\n"
     "\n"

@@ -399,7 +399,8 @@ static int dump_table(store *db, const char *name, int terminal, dbmcp_error *er
     rc = dump_read(st, &header, &rows, err);
     store_finalize(st);
     if (!rc) {
-        qsort(rows.v, rows.n, sizeof *rows.v, by_text);
+        if (rows.n > 1) /* qsort's pointer must not be NULL, even for no rows */
+            qsort(rows.v, rows.n, sizeof *rows.v, by_text);
         printf("table ");
         print_stored(name, terminal);
         printf(" (");

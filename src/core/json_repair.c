@@ -15,6 +15,7 @@
  * is built: the engine runs on every model answer, and the benchmark
  * (bench/README.md, "Repair benchmark") holds it to ten times jsonrepair.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -28,18 +29,21 @@
 #define MAX_CANDIDATES 64   /* '{' / '[' positions tried inside prose */
 #define MAX_NESTED_REPAIR 4 /* repair_json inside a string inside … */
 #define LOG_LINE_MAX 96     /* bytes of the longest log line, count included */
+#define RETRY_MIN 8         /* bytes a stream retry must repeat ("[1, [1, 2]" is no retry) */
 
 /* Kinds of repair; the log has one line per kind that happened. */
 enum repair_kind {
     R_BOM,
+    R_REPEATED,
     R_TOOL_CALLS_PREFIX,
+    R_MISTRAL_CALLS,
     R_TOOL_CALL_TAG,
     R_TOOL_CALL_ARRAY,
     R_FENCE,
     R_FENCE_UNTERMINATED,
     R_PROSE_BEFORE,
     R_PROSE_AFTER,
-    R_SEVERAL,
+    R_SEVERAL_ARRAY,
     R_CLOSED_BRACKETS,
     R_CLOSED_STRING,
     R_DROPPED_MEMBER,
@@ -58,7 +62,11 @@ enum repair_kind {
     R_PYTHON,
     R_NOT_A_NUMBER,
     R_THINK,
+    R_MISTRAL_THINK,
     R_ESCAPED_JSON,
+    R_ESCAPED_QUOTES,
+    R_ESCAPED_SPACE,
+    R_UNICODE_SPACE,
     R_UNQUOTED_KEY,
     R_PLACEHOLDER,
     R_NUMBER,
@@ -76,14 +84,16 @@ static const struct {
     const char *before, *after;
 } repair_text[R_KIND_COUNT] = {
     [R_BOM] = {"removed byte-order mark", NULL},
+    [R_REPEATED] = {"dropped text repeated by a stream retry or a duplicated delta", NULL},
     [R_TOOL_CALLS_PREFIX] = {"removed [TOOL_CALLS] prefix", NULL},
+    [R_MISTRAL_CALLS] = {"read ", " Mistral [TOOL_CALLS]name[ARGS] calls"},
     [R_TOOL_CALL_TAG] = {"extracted <tool_call> block", NULL},
     [R_TOOL_CALL_ARRAY] = {"combined ", " <tool_call> blocks into an array"},
     [R_FENCE] = {"removed markdown fence", NULL},
     [R_FENCE_UNTERMINATED] = {"removed unterminated markdown fence", NULL},
     [R_PROSE_BEFORE] = {"dropped text before the JSON", NULL},
     [R_PROSE_AFTER] = {"dropped text after the JSON", NULL},
-    [R_SEVERAL] = {"took the first of several JSON values", NULL},
+    [R_SEVERAL_ARRAY] = {"combined ", " JSON values into an array"},
     [R_CLOSED_BRACKETS] = {"closed ", " brackets at end"},
     [R_CLOSED_STRING] = {"closed a cut-off string", NULL},
     [R_DROPPED_MEMBER] = {"dropped ", " cut-off members"},
@@ -102,7 +112,11 @@ static const struct {
     [R_PYTHON] = {"replaced Python literals", NULL},
     [R_NOT_A_NUMBER] = {"replaced NaN, Infinity or undefined with null", NULL},
     [R_THINK] = {"dropped a <think> block", NULL},
+    [R_MISTRAL_THINK] = {"dropped a [THINK] block", NULL},
     [R_ESCAPED_JSON] = {"unescaped JSON written with \\\" quotes", NULL},
+    [R_ESCAPED_QUOTES] = {"replaced \\\" quotes around strings", NULL},
+    [R_ESCAPED_SPACE] = {"removed ", " escaped line breaks between tokens"},
+    [R_UNICODE_SPACE] = {"read ", " Unicode spaces between tokens as spaces"},
     [R_UNQUOTED_KEY] = {"quoted ", " unquoted keys"},
     [R_PLACEHOLDER] = {"dropped ", " placeholders"},
     [R_NUMBER] = {"fixed ", " numbers"},
@@ -132,6 +146,8 @@ typedef struct parser {
     int lossy;                /* a truncation repair happened */
     char why[200];            /* first reason a parse failed */
     int too_deep;             /* the failure was the nesting limit */
+    int final;                /* the failure ends the search for a payload */
+    int several;              /* several values become an array (repair_options) */
 } parser;
 
 enum { ST_ERROR = -1, ST_VALUE = 0, ST_EOF = 1, ST_SKIP = 2 };
@@ -247,7 +263,7 @@ static inline int plain8(const unsigned char *q, int apostrophe)
     return bad == 0;
 }
 
-enum quote_kind { Q_NONE, Q_DOUBLE, Q_SINGLE, Q_LEFT_DOUBLE, Q_LEFT_SINGLE };
+enum quote_kind { Q_NONE, Q_DOUBLE, Q_SINGLE, Q_ESCAPED, Q_LEFT_DOUBLE, Q_LEFT_SINGLE };
 
 #define LEFT_DOUBLE "\xE2\x80\x9C"  /* “ */
 #define RIGHT_DOUBLE "\xE2\x80\x9D" /* ” */
@@ -265,6 +281,10 @@ static enum quote_kind quote_at(const char *p, const char *end, size_t *n)
         return Q_DOUBLE;
     if (*p == '\'')
         return Q_SINGLE;
+    if (*p == '\\' && p + 1 < end && p[1] == '"') { /* {"q": \"foo\"}: over-escaped */
+        *n = 2;
+        return Q_ESCAPED;
+    }
     *n = 3;
     if (starts_with(p, end, LEFT_DOUBLE) || starts_with(p, end, RIGHT_DOUBLE))
         return Q_LEFT_DOUBLE;
@@ -279,6 +299,7 @@ static size_t closing_quote_at(enum quote_kind kind, const char *p, const char *
     switch (kind) {
     case Q_DOUBLE: return *p == '"';
     case Q_SINGLE: return *p == '\'';
+    case Q_ESCAPED: return *p == '\\' && p + 1 < end && p[1] == '"' ? 2 : 0;
     case Q_LEFT_DOUBLE:
         if (*p == '"')
             return 1;
@@ -291,18 +312,60 @@ static size_t closing_quote_at(enum quote_kind kind, const char *p, const char *
     }
 }
 
+/* Length of the Unicode space at p that JSON does not count as whitespace
+ * (no-break spaces U+00A0 and U+202F, U+FEFF, U+2000..U+200B, U+2028,
+ * U+2029, U+205F, U+3000), 0 when there is none. Models and the text they
+ * were trained on indent with them; between tokens they are spaces. */
+static size_t unicode_space_at(const char *p, const char *end)
+{
+    const unsigned char *q = (const unsigned char *)p;
+    size_t left = (size_t)(end - p);
+    if (left >= 2 && q[0] == 0xC2 && q[1] == 0xA0)
+        return 2;
+    if (left < 3)
+        return 0;
+    if ((q[0] == 0xEF && q[1] == 0xBB && q[2] == 0xBF) ||
+        (q[0] == 0xE3 && q[1] == 0x80 && q[2] == 0x80))
+        return 3;
+    if (q[0] == 0xE2 && q[1] == 0x80 &&
+        (q[2] <= 0x8B || q[2] == 0xA8 || q[2] == 0xA9 || q[2] == 0xAF))
+        return 3;
+    return q[0] == 0xE2 && q[1] == 0x81 && q[2] == 0x9F ? 3 : 0;
+}
+
 /* Skip whitespace and comments from p; *newline is set when a line break
- * was skipped, *comments counts the comments. */
-static const char *skip_space_slow(const char *p, const char *end, int *newline, int *comments)
+ * was skipped. Unicode spaces and line breaks written as escapes (a
+ * backslash and n, r or t, from JSON escaped once too often) count as
+ * whitespace too. counts (may be NULL) gets the comments, Unicode spaces
+ * and escaped line breaks skipped. */
+static const char *skip_space_slow(const char *p, const char *end, int *newline, int *counts)
 {
     while (p < end) {
-        if (is_ws((unsigned char)*p)) {
-            if (*p == '\n' && newline)
+        unsigned char c = (unsigned char)*p;
+        if (is_ws(c)) {
+            if (c == '\n' && newline)
                 *newline = 1;
             p++;
             continue;
         }
-        if (*p != '/' || p + 1 >= end || (p[1] != '/' && p[1] != '*'))
+        if (c >= 0xC2) {
+            size_t n = unicode_space_at(p, end);
+            if (!n)
+                break;
+            p += n;
+            if (counts)
+                counts[R_UNICODE_SPACE]++;
+            continue;
+        }
+        if (c == '\\') {
+            if (p + 1 >= end || !in_set(p[1], "nrt"))
+                break;
+            p += 2;
+            if (counts)
+                counts[R_ESCAPED_SPACE]++;
+            continue;
+        }
+        if (c != '/' || p + 1 >= end || (p[1] != '/' && p[1] != '*'))
             break;
         if (p[1] == '/') {
             const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -311,22 +374,23 @@ static const char *skip_space_slow(const char *p, const char *end, int *newline,
             const char *close = memmem(p + 2, (size_t)(end - p - 2), "*/", 2);
             p = close ? close + 2 : end;
         }
-        if (comments)
-            (*comments)++;
+        if (counts)
+            counts[R_COMMENTS]++;
     }
     return p;
 }
 
-static inline const char *skip_space_at(const char *p, const char *end, int *newline, int *comments)
+static inline const char *skip_space_at(const char *p, const char *end, int *newline, int *counts)
 {
-    if (p < end && !is_ws((unsigned char)*p) && *p != '/')
+    unsigned char c = p < end ? (unsigned char)*p : 0;
+    if (p < end && !is_ws(c) && c != '/' && c != '\\' && c < 0xC2)
         return p; /* the common case: nothing to skip */
-    return skip_space_slow(p, end, newline, comments);
+    return skip_space_slow(p, end, newline, counts);
 }
 
 static void skip_space(parser *ps)
 {
-    ps->p = skip_space_at(ps->p, ps->end, NULL, &ps->counts[R_COMMENTS]);
+    ps->p = skip_space_at(ps->p, ps->end, NULL, ps->counts);
 }
 
 static int is_placeholder(const char *p, const char *end)
@@ -691,6 +755,8 @@ static int parse_string(parser *ps, int is_key, int *cut)
         enum quote_kind kind = quote_at(ps->p, ps->end, &n);
         if (kind == Q_SINGLE)
             ps->counts[R_SINGLE_QUOTES] = 1;
+        else if (kind == Q_ESCAPED)
+            ps->counts[R_ESCAPED_QUOTES] = 1;
         else if (kind != Q_DOUBLE)
             ps->counts[R_TYPOGRAPHIC_QUOTES] = 1;
         ps->p += n;
@@ -902,6 +968,11 @@ static int parse_key(parser *ps, int *cut)
     const char *start = ps->p;
     while (ps->p < ps->end && is_ident_byte((unsigned char)*ps->p))
         ps->p++;
+    if (ps->p == start && *start == ':') /* "code": "d = {"k": 1}": which quote ends it? */
+        return fail(ps,
+                    "unexpected '%c' where a key should be: a string before it may hold "
+                    "unescaped quotes",
+                    start);
     if (ps->p == start)
         return fail(ps, "unexpected '%c' where a key should be", start);
     if (ps->p >= ps->end) { /* a bare key cut off: nothing to keep */
@@ -1066,11 +1137,17 @@ static int parse_value(parser *ps)
 
 /* ---- extraction --------------------------------------------------------- */
 
+/* s past whitespace and Unicode spaces. */
 static const char *trim_start(const char *s, const char *e)
 {
-    while (s < e && is_ws((unsigned char)*s))
-        s++;
-    return s;
+    for (;;) {
+        while (s < e && is_ws((unsigned char)*s))
+            s++;
+        size_t n = unicode_space_at(s, e);
+        if (!n)
+            return s;
+        s += n;
+    }
 }
 
 /* The first needle in s..e, or NULL; a memchr for its first byte, which
@@ -1121,8 +1198,89 @@ static int prose_array_ok(const text_buf *out, size_t mark)
     return c == '{' || c == '[' || c == '"';
 }
 
-/* Parse the first repairable object or array in s..e, appending it to
- * ps->out. Returns ST_VALUE or ST_ERROR (ps->why says why). */
+/* Is out[a..a+n) the same text as out[b..b+n)? */
+static int same_text(const text_buf *out, size_t a, size_t b, size_t n)
+{
+    return memcmp(out->data + a, out->data + b, n) == 0;
+}
+
+/* Insert c at out[at] (the output buffer grows by one byte). */
+static void buf_insert(text_buf *b, size_t at, char c)
+{
+    if (b->len + 2 > b->cap && !buf_grow(b, 1))
+        return;
+    memmove(b->data + at + 1, b->data + at, b->len - at + 1);
+    b->data[at] = c;
+    b->len++;
+}
+
+/* After the value written at out[mark..]: the values that follow it
+ * (concatenated, one per line, or after ',' or ';'), up to e. A value that
+ * is a copy of the one before it is a duplicate (a delta sent twice) and
+ * dropped. With ps->several the values become an array; otherwise more
+ * than one is an error that ends the search (never the first value alone:
+ * the others would be lost silently). Text that is no value is prose. */
+static int more_values(parser *ps, size_t mark, const char *e)
+{
+    size_t prev = mark, prev_len = ps->out.len - mark;
+    int count = 1;
+    for (;;) {
+        const char *rest = skip_space_at(ps->p, e, NULL, ps->counts), *next = rest;
+        if (next < e && (*next == ',' || *next == ';'))
+            next = skip_space_at(next + 1, e, NULL, ps->counts);
+        if (next >= e || (*next != '{' && *next != '[')) {
+            if (rest < e)
+                ps->counts[R_PROSE_AFTER] = 1;
+            break;
+        }
+        int saved[R_KIND_COUNT], saved_lossy = ps->lossy;
+        memcpy(saved, ps->counts, sizeof saved);
+        size_t here = ps->out.len;
+        buf_putc(&ps->out, ',');
+        ps->p = next;
+        ps->depth = 0;
+        int st = parse_value(ps);
+        if (ps->out.oom || ps->too_deep)
+            return ps->out.oom ? ST_VALUE : ST_ERROR;
+        if (st == ST_VALUE && *next == '[' && !prose_array_ok(&ps->out, here + 1))
+            st = ST_ERROR;
+        if (st != ST_VALUE) { /* not a value: text after the JSON */
+            buf_truncate(&ps->out, here);
+            memcpy(ps->counts, saved, sizeof saved);
+            ps->lossy = saved_lossy;
+            ps->why[0] = '\0';
+            ps->counts[R_PROSE_AFTER] = 1;
+            break;
+        }
+        size_t len = ps->out.len - here - 1;
+        if (len == prev_len && same_text(&ps->out, prev, here + 1, len)) {
+            buf_truncate(&ps->out, here);
+            ps->counts[R_REPEATED] = 1;
+            continue;
+        }
+        prev = here + 1;
+        prev_len = len;
+        count++;
+    }
+    if (count == 1)
+        return ST_VALUE;
+    if (!ps->several) {
+        snprintf(ps->why, sizeof ps->why,
+                 "several JSON values (%d) where one was expected; a caller that expects "
+                 "several tool calls asks for them as an array (--several)",
+                 count);
+        ps->final = 1;
+        return ST_ERROR;
+    }
+    buf_insert(&ps->out, mark, '[');
+    buf_putc(&ps->out, ']');
+    ps->counts[R_SEVERAL_ARRAY] = count;
+    return ST_VALUE;
+}
+
+/* Parse the first repairable object or array in s..e, and the values that
+ * follow it (more_values), appending them to ps->out. Returns ST_VALUE or
+ * ST_ERROR (ps->why says why). */
 static int parse_region(parser *ps, const char *s, const char *e)
 {
     const char *start = trim_start(s, e);
@@ -1146,16 +1304,18 @@ static int parse_region(parser *ps, const char *s, const char *e)
         if (st == ST_VALUE) {
             if (in_prose)
                 ps->counts[R_PROSE_BEFORE] = 1;
-            const char *rest = skip_space_at(ps->p, e, NULL, &ps->counts[R_COMMENTS]);
-            if (rest < e)
-                ps->counts[in_set(*rest, "{[,") ? R_SEVERAL : R_PROSE_AFTER] = 1;
-            return ST_VALUE;
+            st = more_values(ps, mark, e);
+            if (st == ST_VALUE)
+                return ST_VALUE;
         }
-        if (ps->too_deep)
-            return ST_ERROR;
         buf_truncate(&ps->out, mark);
         memcpy(ps->counts, saved, sizeof saved);
         ps->lossy = saved_lossy;
+        if (ps->too_deep || ps->final)
+            return ST_ERROR;
+        if (c == start && *c == '{')
+            return ST_ERROR; /* text that opens as an object and breaks: the
+                                objects inside it are no answer of their own */
     }
     if (!found || !ps->why[0])
         snprintf(ps->why, sizeof ps->why, "no JSON object or array found in the input");
@@ -1217,12 +1377,166 @@ static int parse_fences(parser *ps, const char *s, const char *e)
             ps->counts[R_PROSE_AFTER] = stop && trim_start(stop + 3, e) != e;
             return ST_VALUE;
         }
-        if (ps->too_deep)
+        if (ps->too_deep || ps->final)
             return ST_ERROR;
         fence = stop ? find_text(stop + 3, e, "```") : NULL;
     }
     ps->why[0] = '\0'; /* no fenced block held JSON: look at the whole text */
     return ST_SKIP;
+}
+
+/* ---- Mistral tool calls ---------------------------------------------------- */
+
+#define MISTRAL_CALLS "[TOOL_CALLS]"
+#define MISTRAL_ARGS "[ARGS]"
+#define MISTRAL_CALL_ID "[CALL_ID]"
+
+static int is_name_byte(unsigned char c)
+{
+    return is_ident_byte(c) || c == '.';
+}
+
+/* The end of a tool name at p (p itself when there is none). */
+static const char *name_end(const char *p, const char *e)
+{
+    while (p < e && is_name_byte((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* Does s..e (after spaces) start with Mistral's call header: a name
+ * followed by [ARGS], [CALL_ID] or (v11 tokenizers decoding [ARGS] away)
+ * directly by the arguments' '{'? */
+static int mistral_call_at(const char *s, const char *e)
+{
+    s = trim_start(s, e);
+    const char *p = name_end(s, e);
+    return p > s && (starts_with(p, e, MISTRAL_ARGS) || starts_with(p, e, MISTRAL_CALL_ID) ||
+                     (p < e && *p == '{'));
+}
+
+/* One call "name[CALL_ID]id[ARGS]value" in s..e, written as
+ * {"name":…,"id":…,"arguments":value}. */
+static int parse_mistral_call(parser *ps, const char *s, const char *e)
+{
+    const char *name = trim_start(s, e), *p = name_end(name, e);
+    buf_put(&ps->out, "{\"name\":\"", 9);
+    buf_put(&ps->out, name, (size_t)(p - name));
+    buf_putc(&ps->out, '"');
+    if (starts_with(p, e, MISTRAL_CALL_ID)) {
+        const char *id = p + strlen(MISTRAL_CALL_ID);
+        p = name_end(id, e);
+        buf_put(&ps->out, ",\"id\":\"", 7);
+        buf_put(&ps->out, id, (size_t)(p - id));
+        buf_putc(&ps->out, '"');
+    }
+    if (starts_with(p, e, MISTRAL_ARGS))
+        p += strlen(MISTRAL_ARGS);
+    buf_put(&ps->out, ",\"arguments\":", 13);
+    ps->p = p;
+    ps->end = e;
+    ps->depth = 0;
+    ps->container = 0;
+    int st = parse_value(ps);
+    if (st == ST_ERROR)
+        return ST_ERROR;
+    if (st != ST_VALUE) {
+        snprintf(ps->why, sizeof ps->why, "the tool call %.*s has no arguments",
+                 (int)(p - name < 64 ? p - name : 64), name);
+        return ST_ERROR;
+    }
+    buf_putc(&ps->out, '}');
+    if (skip_space_at(ps->p, e, NULL, ps->counts) < e)
+        ps->counts[R_PROSE_AFTER] = 1;
+    ps->counts[R_MISTRAL_CALLS]++;
+    return ST_VALUE;
+}
+
+/* Remove the brackets of the array written at out[at..] (the last byte is
+ * its ']'), and the comma before it when it is empty: its elements join
+ * the array around it. */
+static void unwrap_array(text_buf *out, size_t at)
+{
+    assert(out->data[at] == '[' && out->data[out->len - 1] == ']');
+    size_t inner = out->len - at - 2;
+    memmove(out->data + at, out->data + at + 1, inner);
+    buf_truncate(out, at + inner);
+    if (inner == 0 && at > 0 && out->data[at - 1] == ',')
+        buf_truncate(out, at - 1);
+}
+
+/* Mistral's tool calls in s..e: "[TOOL_CALLS]" and a JSON array (before
+ * v11) or "name[ARGS]{…}" (v11 on), repeated for parallel calls; s may
+ * start with a call whose "[TOOL_CALLS]" a server already took. One call
+ * gives its value, several an array, like <tool_call> blocks; the arrays
+ * of several "[TOOL_CALLS] [...]" join into one. Returns ST_SKIP when
+ * there is no such call. */
+static int parse_mistral_calls(parser *ps, const char *s, const char *e)
+{
+    const char *marker = find_text(s, e, MISTRAL_CALLS);
+    const char *seg;
+    if (marker && find_text(s, marker, MISTRAL_ARGS) && mistral_call_at(s, marker)) {
+        seg = s; /* a first call whose marker the server took, then more */
+    } else if (marker) {
+        seg = marker + strlen(MISTRAL_CALLS);
+        ps->counts[R_TOOL_CALLS_PREFIX] = 1;
+    } else if (mistral_call_at(s, e) && find_text(s, e, MISTRAL_ARGS)) {
+        seg = s;
+    } else {
+        return ST_SKIP;
+    }
+    const char *trimmed_end = e;
+    while (trimmed_end > seg && is_ws((unsigned char)trimmed_end[-1]))
+        trimmed_end--;
+    if (trimmed_end - seg >= 4 && memcmp(trimmed_end - 4, "</s>", 4) == 0)
+        e = trimmed_end - 4; /* the end-of-sequence token, decoded */
+    size_t mark = ps->out.len;
+    buf_putc(&ps->out, '[');
+    int count = 0, several = find_text(seg, e, MISTRAL_CALLS) != NULL;
+    while (seg) {
+        const char *stop = find_text(seg, e, MISTRAL_CALLS);
+        const char *seg_end = stop ? stop : e;
+        if (count > 0 && ps->out.data[ps->out.len - 1] != '[')
+            buf_putc(&ps->out, ',');
+        size_t at = ps->out.len;
+        int st = mistral_call_at(seg, seg_end) ? parse_mistral_call(ps, seg, seg_end)
+                                               : parse_region(ps, seg, seg_end);
+        if (st == ST_ERROR)
+            return ST_ERROR;
+        if (several && !ps->out.oom && ps->out.data[at] == '[')
+            unwrap_array(&ps->out, at);
+        count++;
+        seg = stop ? stop + strlen(MISTRAL_CALLS) : NULL;
+    }
+    buf_putc(&ps->out, ']');
+    if (ps->out.oom)
+        return ST_VALUE; /* reported by the caller */
+    if (count == 1) {    /* unwrap the single value */
+        memmove(ps->out.data + mark, ps->out.data + mark + 1, ps->out.len - mark - 2);
+        buf_truncate(&ps->out, ps->out.len - 2);
+    }
+    return ST_VALUE;
+}
+
+/* s past a reasoning block at its start: <think>…</think> or Mistral's
+ * [THINK]…[/THINK]. An unterminated block is left alone. */
+static const char *skip_reasoning(parser *ps, const char *s, const char *e)
+{
+    static const struct {
+        const char *open, *close;
+        int kind;
+    } blocks[] = {{"<think>", "</think>", R_THINK}, {"[THINK]", "[/THINK]", R_MISTRAL_THINK}};
+    const char *t = trim_start(s, e);
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+        if (!starts_with(t, e, blocks[i].open))
+            continue;
+        const char *close = find_text(t, e, blocks[i].close);
+        if (!close)
+            return s;
+        ps->counts[blocks[i].kind] = 1;
+        return close + strlen(blocks[i].close);
+    }
+    return s;
 }
 
 /* The whole tolerant path over in..e into ps->out. */
@@ -1232,19 +1546,10 @@ static int extract_and_parse(parser *ps, const char *s, const char *e)
         s += 3;
         ps->counts[R_BOM] = 1;
     }
-    if (starts_with(trim_start(s, e), e, "<think>")) { /* a reasoning model's thoughts */
-        const char *close = find_text(s, e, "</think>");
-        if (close) {
-            s = close + strlen("</think>");
-            ps->counts[R_THINK] = 1;
-        }
-    }
-    const char *prefix = find_text(s, e, "[TOOL_CALLS]");
-    if (prefix) {
-        s = prefix + strlen("[TOOL_CALLS]");
-        ps->counts[R_TOOL_CALLS_PREFIX] = 1;
-    }
-    int st = parse_tool_calls(ps, s, e);
+    s = skip_reasoning(ps, s, e);
+    int st = parse_mistral_calls(ps, s, e);
+    if (st == ST_SKIP)
+        st = parse_tool_calls(ps, s, e);
     if (st == ST_SKIP)
         st = parse_fences(ps, s, e);
     if (st == ST_SKIP)
@@ -1763,6 +2068,92 @@ static int escaped_result(const char *in, size_t len, const repair_options *opt,
     return 0;
 }
 
+/* A stream retry: in..e is P + T where T starts with all of P (the part
+ * sent before the stream broke, cut anywhere) and T is the whole answer
+ * sent again. Returns the start of T, or NULL. T starts with the same
+ * opening bracket as the input; up to MAX_CANDIDATES of them are tried,
+ * RETRY_MIN bytes or more from the start. */
+static const char *retry_restart(const char *in, const char *e)
+{
+    const char *s = trim_start(in, e);
+    if (s >= e || (*s != '{' && *s != '['))
+        return NULL;
+    int tries = 0;
+    for (const char *k = s + RETRY_MIN; k < e && tries < MAX_CANDIDATES; k++, tries++) {
+        k = memchr(k, *s, (size_t)(e - k));
+        if (!k || k - s > e - k)
+            return NULL;
+        if (memcmp(s, k, (size_t)(k - s)) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+/* Did the parse repair only a cut-off end (and find nothing else)? */
+static int only_truncation(const int *counts)
+{
+    for (int k = 0; k < R_KIND_COUNT; k++)
+        if (counts[k] && k != R_CLOSED_BRACKETS && k != R_CLOSED_STRING && k != R_DROPPED_MEMBER &&
+            k != R_DANGLING_COMMA && k != R_LITERAL && k != R_BOM)
+            return 0;
+    return 1;
+}
+
+/* Extraction and repair of in[0..len) into ps (zeroed here; the caller
+ * frees ps->out.data). Returns ST_VALUE or ST_ERROR. */
+static int tolerant_parse(parser *ps, const char *in, size_t len, const repair_options *opt)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->max_depth = opt->max_depth;
+    ps->several = opt->several_values;
+    ps->out.cap = len + len / 8 + 64; /* repairs rarely grow the text more */
+    ps->out.data = malloc(ps->out.cap);
+    if (!ps->out.data) {
+        ps->out.oom = 1;
+        return ST_ERROR;
+    }
+    ps->out.data[0] = '\0';
+    return extract_and_parse(ps, in, in + len);
+}
+
+/* A stream retry (retry_restart) whose repeated answer T repairs without
+ * loss: T's result. When the whole input also reads as one value that was
+ * merely cut off ({"a":{"a":1}), the two readings differ and the input is
+ * refused. Returns 0, ST_SKIP (no retry: go the usual way) or an error. */
+static int retry_result(const char *in, size_t len, const repair_options *opt, int level,
+                        int *counts, repair_result *out, dbmcp_error *err)
+{
+    const char *restart = retry_restart(in, in + len);
+    if (!restart || level >= MAX_NESTED_REPAIR)
+        return ST_SKIP;
+    int inner_counts[R_KIND_COUNT] = {0};
+    dbmcp_error ignored;
+    size_t tail = len - (size_t)(restart - in);
+    if (repair_level(restart, tail, opt, level + 1, inner_counts, out, &ignored) != 0)
+        return ST_SKIP;
+    if (out->lossy) {
+        repair_result_free(out);
+        return ST_SKIP;
+    }
+    parser whole;
+    int st = tolerant_parse(&whole, in, len, opt);
+    int ambiguous =
+        st == ST_VALUE && !whole.out.oom && whole.lossy && only_truncation(whole.counts);
+    free(whole.out.data);
+    if (ambiguous) {
+        repair_result_free(out);
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "the input repeats its first %zu bytes at byte %zu: either a stream "
+                               "retry or one value cut off; refusing to guess",
+                               len - tail - (size_t)(trim_start(in, in + len) - in), len - tail);
+    }
+    out->changed = 1;
+    for (int k = 0; k < R_KIND_COUNT; k++)
+        counts[k] += inner_counts[k];
+    counts[R_REPEATED] = 1;
+    return 0;
+}
+
 /* The tolerant path: extraction and repair, then validation. */
 static int tolerant_result(const char *in, size_t len, const repair_options *opt, int level,
                            int *counts, repair_result *out, dbmcp_error *err)
@@ -1772,15 +2163,11 @@ static int tolerant_result(const char *in, size_t len, const repair_options *opt
         return dbmcp_error_set(err, DBMCP_EINVAL, "%s", foreign);
     if (escaped_result(in, len, opt, level, counts, out) == 0)
         return 0;
+    int retry = retry_result(in, len, opt, level, counts, out, err);
+    if (retry != ST_SKIP)
+        return retry;
     parser ps;
-    memset(&ps, 0, sizeof ps);
-    ps.max_depth = opt->max_depth;
-    ps.out.cap = len + len / 8 + 64; /* repairs rarely grow the text more */
-    ps.out.data = malloc(ps.out.cap);
-    if (!ps.out.data)
-        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    ps.out.data[0] = '\0';
-    int rc = extract_and_parse(&ps, in, in + len);
+    int rc = tolerant_parse(&ps, in, len, opt);
     char first;
     if (ps.out.oom)
         rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");

@@ -12,10 +12,19 @@
  * Otherwise the engine's own tolerant parser looks for the payload and
  * repairs it; the result of the tolerant path is always an object or an
  * array. Extraction, in this order:
- *   - a UTF-8 byte-order mark, a leading <think>…</think> block (a
- *     reasoning model's thoughts) and a "[TOOL_CALLS]" prefix are dropped;
  *   - JSON written with escaped quotes and no outer quotes ({\"a\": 1})
  *     is unescaped once, then repaired;
+ *   - a stream retry, P + T where T is the whole answer and starts with
+ *     all of P (the part sent before the stream broke), gives T when T
+ *     repairs without loss; when the whole input also reads as one value
+ *     that was merely cut off, it is refused as ambiguous;
+ *   - a UTF-8 byte-order mark and a leading <think>…</think> or
+ *     [THINK]…[/THINK] block (a reasoning model's thoughts) are dropped;
+ *   - Mistral's tool calls: "[TOOL_CALLS]" and a JSON array, or
+ *     "[TOOL_CALLS]name[CALL_ID]id[ARGS]value" (v11 on; [CALL_ID] optional,
+ *     [ARGS] possibly decoded away), written {"name":…,"id":…,
+ *     "arguments":value}; a first call whose marker a server took comes
+ *     with [ARGS]; one call gives its value, several an array;
  *   - <tool_call>…</tool_call> blocks (the last may be unterminated): one
  *     block gives its value, several give an array of their values in
  *     order (parallel tool calls);
@@ -24,8 +33,14 @@
  *   - otherwise the first '{' or '[' in the text that starts a repairable
  *     value. Inside prose (text before it) an array is taken only when its
  *     first element is an object, array or string, so "error [429]" is not
- *     JSON. Text after the value, including further JSON values, is dropped
- *     and logged ("took the first of several JSON values").
+ *     JSON. Text that starts with '{' and does not repair is refused: the
+ *     objects inside it are not searched ({"a": "x"{"a": "y"} is no "y"). Further values after it
+ * (concatenated, one per line, after ',' or ';'; arrays under the same rule) are several values: a
+ * copy of the value before is a duplicated delta and dropped; then, with opt->several_values (the
+ * caller expects parallel tool calls), more than one value gives an array of them, and without it
+ * an error
+ *     ("several JSON values (3) where one was expected"), never the first
+ *     value alone. Other text after the value is dropped and logged.
  * Repairs: truncation (cut-off strings, arrays and objects are closed, a
  * half-written member or a dangling comma is dropped, a half-written escape
  * or surrogate pair is dropped, cut-off true, false and null are
@@ -33,11 +48,14 @@
  * content unless followed by } ] : a quote, a bracket, a line break, '+',
  * the end, a comma and a plausible next member or element, or a bare item
  * whose comma is missing), raw control characters, single and typographic
- * quotes, "a" + "b" concatenation, // and block comments, trailing, extra
+ * quotes, quotes written \" around a string ({"q": \"foo\"}), "a" + "b"
+ * concatenation, // and block comments, trailing, extra
  * and missing commas, missing colons, Python True/False/None, NaN,
  * Infinity and undefined (null), unquoted keys, ... and … placeholders,
  * invalid escapes, invalid UTF-8, integers beyond 64 bits (written as
- * reals) and reals beyond double (null).
+ * reals) and reals beyond double (null); between tokens, Unicode spaces
+ * (U+00A0, U+FEFF, U+2000..U+200B, U+202F, U+205F, U+3000, U+2028/9) and
+ * line breaks written as escapes (\n, \r, \t) are whitespace.
  * HTML pages, server-sent event streams and text without a JSON structure
  * are errors (DBMCP_EINVAL), never repaired into a string.
  *
@@ -64,6 +82,9 @@ typedef struct repair_options {
     int parse_string_arguments; /* a member "arguments" holding JSON text as a string is
                                    replaced by its (repaired) value */
     int keep_encoded_strings;   /* do not decode a top-level doubly-encoded string */
+    int several_values;         /* the caller expects several values (parallel tool calls):
+                                   values one after another become an array; without it,
+                                   several distinct values are an error */
 } repair_options;
 
 typedef struct repair_result {

@@ -16,6 +16,7 @@
  */
 #include "core/textnorm.h"
 
+#include <assert.h>
 #include <libstemmer.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,9 +37,29 @@ static const struct {
 };
 #define N_LANGUAGES (sizeof LANGUAGES / sizeof LANGUAGES[0])
 
+/* One remembered word: what emit_word found for it. Words repeat (Zipf),
+ * and Snowball is the largest cost of tokenising after folding, so each
+ * text_stemmers keeps the stems of the words it saw last, one slot per
+ * hash value (once it has stemmed STEM_SLOTS_AFTER words); a slot is overwritten by the next word
+ * that hashes there. */
+typedef struct stem_slot {
+    unsigned char word_len;                  /* 0: empty slot */
+    unsigned char n;                         /* distinct stems */
+    unsigned char changed;                   /* a stem differs from the word */
+    unsigned char stem_len[N_LANGUAGES];     /* bytes of each stem */
+    char word[TOKEN_MAX_BYTES];              /* the folded word */
+    char stem[N_LANGUAGES][TOKEN_MAX_BYTES]; /* its distinct stems */
+} stem_slot;
+#define STEM_SLOTS 1024 /* a power of two */
+
 struct text_stemmers {
     struct sb_stemmer *stemmer[N_LANGUAGES]; /* NULL for languages not asked for */
+    stem_slot *slots;                        /* STEM_SLOTS, owned; NULL: not (yet) */
+    size_t words;                            /* stemmed without slots so far */
 };
+/* Words stemmed before the slots are allocated: a short text (a query, a
+ * memory item) never pays for them. */
+#define STEM_SLOTS_AFTER 256
 
 /* A growable UTF-32 work buffer (reused across words of one call). */
 typedef struct norm_buf {
@@ -130,13 +151,24 @@ static int is_word_category(int cat)
 
 static int is_mark(int32_t cp)
 {
+    if (cp >= 0 && cp < 0x80)
+        return 0;
     int cat = utf8proc_category(cp);
     return cat == UTF8PROC_CATEGORY_MN || cat == UTF8PROC_CATEGORY_MC ||
            cat == UTF8PROC_CATEGORY_ME || cp == 0xFF9E || cp == 0xFF9F;
 }
 
+/* ASCII letters and digits: the only ASCII code points of a word category
+ * (none is ignorable, a mark, CJK or Hangul). */
+static int is_ascii_alnum(int32_t c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
 text_char_class text_char_classify(int32_t cp)
 {
+    if (cp >= 0 && cp < 0x80) /* fast path, the same answer as below */
+        return is_ascii_alnum(cp) ? TEXT_CHAR_WORD : TEXT_CHAR_SEPARATOR;
     const utf8proc_property_t *p = utf8proc_get_property(cp);
     int cat = p->category;
     if (cat == UTF8PROC_CATEGORY_CF || p->ignorable)
@@ -219,6 +251,27 @@ static int buf_reserve(norm_buf *b, size_t need)
     return 0;
 }
 
+/* The fast path of fold_bytes for ASCII: NFKC leaves ASCII alone, case
+ * folding maps A-Z to a-z, and only letters and digits are word
+ * characters. Writes the folded bytes to out (room for len) and returns
+ * 1, or returns 0 without writing when s has a byte outside ASCII. */
+static int ascii_fold(const char *s, size_t len, char *out, size_t *out_len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z')
+            out[kept++] = (char)(c - 'A' + 'a');
+        else if (is_ascii_alnum(c))
+            out[kept++] = c;
+    }
+    *out_len = kept;
+    return 1;
+}
+
 /* NFKC_Casefold s[0..len) keeping only letters, marks and digits. The
  * UTF-8 result is left in b (as bytes at (char *)b->cp) and its length in
  * *out_len. Returns 0 or DBMCP_ENOMEM. */
@@ -229,6 +282,8 @@ static int fold_bytes(norm_buf *b, const char *s, size_t len, size_t *out_len)
     *out_len = 0;
     if (buf_reserve(b, len + 8))
         return DBMCP_ENOMEM;
+    if (ascii_fold(s, len, (char *)b->cp, out_len))
+        return 0;
     utf8proc_ssize_t count;
     for (;;) {
         count = utf8proc_decompose((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)len, b->cp,
@@ -290,6 +345,7 @@ void text_stemmers_free(text_stemmers *s)
         return;
     for (size_t i = 0; i < N_LANGUAGES; i++)
         sb_stemmer_delete(s->stemmer[i]);
+    free(s->slots);
     free(s);
 }
 
@@ -326,15 +382,25 @@ typedef struct tokenizer {
     size_t chars_cap; /* entries */
 } tokenizer;
 
-/* Emit the stems of one folded word at [start, end). */
-static int emit_word(tokenizer *t, const char *word, size_t len, size_t start, size_t end)
+static size_t slot_of(const char *word, size_t len)
 {
-    char stems[N_LANGUAGES][STEM_BUF];
-    size_t stem_len[N_LANGUAGES];
-    size_t n = 0;
-    int changed = 0;
-    for (size_t i = 0; t->stemmers && i < N_LANGUAGES; i++) {
-        struct sb_stemmer *st = t->stemmers->stemmer[i];
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)word[i]) * 16777619u;
+    return h & (STEM_SLOTS - 1);
+}
+
+/* The distinct stems of word[0..len) in the languages of stemmers s into
+ * slot (word included), as emit_word emits them. Returns 0 or
+ * DBMCP_ENOMEM. */
+static int stem_word(text_stemmers *s, const char *word, size_t len, stem_slot *slot)
+{
+    assert(len > 0 && len <= TOKEN_MAX_BYTES);
+    slot->word_len = 0;
+    slot->n = 0;
+    slot->changed = 0;
+    for (size_t i = 0; i < N_LANGUAGES; i++) {
+        struct sb_stemmer *st = s->stemmer[i];
         if (!st)
             continue;
         const sb_symbol *stem = sb_stemmer_stem(st, (const sb_symbol *)word, (int)len);
@@ -346,18 +412,39 @@ static int emit_word(tokenizer *t, const char *word, size_t len, size_t start, s
             sl = len;
         }
         int dup = 0;
-        for (size_t k = 0; k < n; k++)
-            dup |= stem_len[k] == sl && memcmp(stems[k], stem, sl) == 0;
+        for (size_t k = 0; k < slot->n; k++)
+            dup |= slot->stem_len[k] == sl && memcmp(slot->stem[k], stem, sl) == 0;
         if (dup)
             continue;
-        memcpy(stems[n], stem, sl);
-        stem_len[n++] = sl;
-        changed |= sl != len || memcmp(stem, word, len) != 0;
+        memcpy(slot->stem[slot->n], stem, sl);
+        slot->stem_len[slot->n++] = (unsigned char)sl;
+        slot->changed |= sl != len || memcmp(stem, word, len) != 0;
     }
-    if (!changed)
+    memcpy(slot->word, word, len);
+    slot->word_len = (unsigned char)len;
+    return 0;
+}
+
+/* Emit the stems of one folded word at [start, end). */
+static int emit_word(tokenizer *t, const char *word, size_t len, size_t start, size_t end)
+{
+    if (!t->stemmers || len == 0)
         return t->fn(t->ctx, word, len, start, end, 0);
-    for (size_t k = 0; k < n; k++) {
-        int rc = t->fn(t->ctx, stems[k], stem_len[k], start, end, k > 0);
+    text_stemmers *s = t->stemmers;
+    if (!s->slots && ++s->words > STEM_SLOTS_AFTER)
+        s->slots = calloc(STEM_SLOTS, sizeof *s->slots); /* NULL: stays uncached */
+    stem_slot local, *slot = &local;
+    if (s->slots)
+        slot = &s->slots[slot_of(word, len)];
+    if (slot == &local || slot->word_len != len || memcmp(slot->word, word, len) != 0) {
+        int rc = stem_word(s, word, len, slot);
+        if (rc)
+            return rc;
+    }
+    if (!slot->changed)
+        return t->fn(t->ctx, word, len, start, end, 0);
+    for (size_t k = 0; k < slot->n; k++) {
+        int rc = t->fn(t->ctx, slot->stem[k], slot->stem_len[k], start, end, k > 0);
         if (rc)
             return rc;
     }
@@ -389,6 +476,20 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
+/* Nonzero when the 3-byte UTF-8 character at s (valid, one code point)
+ * is one that NFKC_Casefold leaves unchanged and that a CJK run may hold:
+ * the unified Han ideographs of the BMP and extension A, the hiragana and
+ * katakana letters (those with a voicing mark recompose to themselves).
+ * tests/unit/test_textnorm.c checks every one of them against utf8proc.
+ * The fast path of cjk_chars: most Chinese and Japanese text is these. */
+static int cjk_folds_to_itself(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    int32_t cp = ((int32_t)(u[0] & 0x0F) << 12) | ((int32_t)(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
+    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+           (cp >= 0x3041 && cp <= 0x3096) || (cp >= 0x30A1 && cp <= 0x30FA);
+}
+
 /* Split a CJK/Hangul run into normalised characters (t->chars); returns
  * the count in *count. */
 static int cjk_chars(tokenizer *t, const run *r, size_t *count)
@@ -405,15 +506,21 @@ static int cjk_chars(tokenizer *t, const run *r, size_t *count)
             i += len;
         }
         size_t flen;
-        int rc = fold_bytes(&t->buf, t->text + start, i - start, &flen);
-        if (rc)
-            return rc;
+        const char *folded = t->text + start;
+        if (i - start != 3 || !cjk_folds_to_itself(folded)) {
+            int rc = fold_bytes(&t->buf, t->text + start, i - start, &flen);
+            if (rc)
+                return rc;
+            folded = (const char *)t->buf.cp;
+        } else {
+            flen = 3;
+        }
         if (!flen)
             continue;
         if (grow((void **)&t->chars, &t->chars_cap, nchars + 1, sizeof *t->chars) ||
             grow((void **)&t->fold, &t->fold_cap, fold_used + flen, 1))
             return DBMCP_ENOMEM;
-        memcpy(t->fold + fold_used, t->buf.cp, flen);
+        memcpy(t->fold + fold_used, folded, flen);
         t->chars[nchars++] = (cjk_char){start, i, fold_used, flen};
         fold_used += flen;
     }

@@ -84,12 +84,9 @@ int docs_demo_ingest(store *db, size_t *documents, dbmcp_error *err)
                                    strlen(src.items[n].text), &o, &docs[n], err);
     }
     if (!rc && !(rc = store_begin(db, err))) {
-        for (size_t i = 0; !rc && i < n; i++) {
-            o.slug = src.items[i].slug;
-            o.title = src.items[i].title;
-            o.metadata = src.items[i].meta;
-            rc = ingest_write(db, docs[i], &o, err);
-        }
+        /* The per-document options (slug, title, metadata) were used by
+         * the prepare; the write needs those of the collection. */
+        rc = ingest_write(db, docs, n, &o, err);
         if (!rc)
             rc = store_commit(db, err);
         if (rc)

@@ -319,15 +319,15 @@ static char *resource_description(const prepared *p, const char *collection)
     return s;
 }
 
-/* Everything written for one document; the caller holds the transaction. */
-static int write_document(store *db, const ingest_options *o, const prepared *p, dbmcp_error *err)
+/* The rows of one changed document (its FTS rows come at the end of the
+ * run, from w); the caller holds the transaction. */
+static int write_document(store *db, const ingest_options *o, const prepared *p,
+                          doc_chunk_writer *w, dbmcp_error *err)
 {
     int64_t existing = 0;
     char *hash = NULL;
-    int rc = docs_collection_ensure(db, o->collection, o->interface, err);
     /* Read again inside the transaction: the row may have changed since prepare. */
-    if (!rc)
-        rc = docs_document_find(db, o->collection, p->slug, &existing, &hash, err);
+    int rc = docs_chunk_writer_find(w, o->collection, p->slug, &existing, &hash, err);
     free(hash);
     if (!rc && existing)
         rc = docs_document_clear(db, existing, err);
@@ -344,10 +344,9 @@ static int write_document(store *db, const ingest_options *o, const prepared *p,
                     (int64_t)p->source_bytes};
     int64_t id = 0;
     if (!rc)
-        rc = docs_document_put(db, &d, &id, err);
-    doc_chunk_writer *w = NULL;
+        rc = docs_chunk_writer_put_document(w, &d, &id, err);
     if (!rc && p->chunks.count)
-        rc = docs_chunk_writer_open(db, p->title, &w, err);
+        rc = docs_chunk_writer_document(w, p->title, p->ex.text, p->ex.len, err);
     for (size_t i = 0; !rc && i < p->chunks.count; i++) {
         const chunk *c = &p->chunks.items[i];
         int64_t cid = 0;
@@ -356,27 +355,54 @@ static int write_document(store *db, const ingest_options *o, const prepared *p,
         if (!rc)
             rc = docs_vector_put(w, cid, p->model, p->dim, p->vectors + i * (size_t)p->dim, err);
     }
-    docs_chunk_writer_close(w);
-    if (!rc && p->chunks.count)
-        rc = docs_document_index(db, id, err);
-    if (!rc && p->chunks.count)
-        rc = docs_collection_set_model(db, o->collection, p->model, p->dim, err);
-    if (!rc)
-        rc = docs_collection_set_chunking(
-            db, o->collection, o->chunk.strategy == CHUNK_TOKENS ? "tokens" : "structure",
-            o->chunk.max_tokens, o->chunk.overlap, err);
     if (!rc) {
         char name[200];
         snprintf(name, sizeof name, "%s-%s", o->collection, p->slug);
         char *text = resource_text(p, o->resource_cap ? o->resource_cap : RESOURCE_CAP_DEFAULT);
         char *desc = resource_description(p, o->collection);
         rc = text && desc
-                 ? docs_resource_put(db, p->uri, name, p->title, desc,
-                                     p->ex.markdown ? "text/markdown" : "text/plain", text, err)
+                 ? docs_chunk_writer_put_resource(w, p->uri, name, p->title, desc,
+                                                  p->ex.markdown ? "text/markdown" : "text/plain",
+                                                  text, err)
                  : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
         free(text);
         free(desc);
     }
+    return rc;
+}
+
+/* Everything written for the changed documents of a run: per run, the
+ * collection, the FTS rows of all their chunks (after every other row),
+ * the collection's model and chunk options and the data version; per
+ * document, write_document. */
+static int write_documents(store *db, const ingest_options *o, ingest_doc *const *docs, size_t n,
+                           dbmcp_error *err)
+{
+    const prepared *last = NULL, *with_chunks = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!docs[i]->unchanged) {
+            last = docs[i];
+            with_chunks = docs[i]->chunks.count ? docs[i] : with_chunks;
+        }
+    if (!last)
+        return 0;
+    doc_chunk_writer *w = NULL;
+    int rc = docs_collection_ensure(db, o->collection, o->interface, err);
+    if (!rc)
+        rc = docs_chunk_writer_open(db, &w, err);
+    for (size_t i = 0; !rc && i < n; i++)
+        if (!docs[i]->unchanged)
+            rc = write_document(db, o, docs[i], w, err);
+    if (!rc)
+        rc = docs_chunk_writer_index(w, err);
+    docs_chunk_writer_close(w);
+    if (!rc && with_chunks)
+        rc =
+            docs_collection_set_model(db, o->collection, with_chunks->model, with_chunks->dim, err);
+    if (!rc)
+        rc = docs_collection_set_chunking(
+            db, o->collection, o->chunk.strategy == CHUNK_TOKENS ? "tokens" : "structure",
+            o->chunk.max_tokens, o->chunk.overlap, err);
     if (!rc)
         rc = search_index_bump(db, DOCS_VERSION_KEY, err);
     return rc;
@@ -484,9 +510,10 @@ int ingest_prepare_file(store *db, embedder *emb, const char *path, const ingest
     return rc;
 }
 
-int ingest_write(store *db, const ingest_doc *d, const ingest_options *o, dbmcp_error *err)
+int ingest_write(store *db, ingest_doc *const *docs, size_t n, const ingest_options *o,
+                 dbmcp_error *err)
 {
-    return d->unchanged ? 0 : write_document(db, o, d, err);
+    return write_documents(db, o, docs, n, err);
 }
 
 const char *ingest_doc_slug(const ingest_doc *d)
@@ -519,7 +546,7 @@ static int write_one(store *db, ingest_doc *d, const ingest_options *o, ingest_r
 {
     int rc = d->unchanged ? 0 : store_begin(db, err);
     if (!rc && !d->unchanged) {
-        rc = ingest_write(db, d, o, err);
+        rc = ingest_write(db, &d, 1, o, err);
         if (!rc)
             rc = store_commit(db, err);
         if (rc)
@@ -608,7 +635,7 @@ int ingest_reembed(store *db, embedder *emb, const char *collection, size_t *chu
     if (!rc && !(rc = store_begin(db, err))) {
         const char *model = embedder_model(emb);
         doc_chunk_writer *w = NULL;
-        rc = docs_chunk_writer_open(db, NULL, &w, err);
+        rc = docs_chunk_writer_open(db, &w, err);
         for (size_t i = 0; !rc && i < c.n; i++)
             rc = docs_vector_put(w, c.ids[i], model, dim, vecs + i * (size_t)dim, err);
         docs_chunk_writer_close(w);

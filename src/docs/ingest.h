@@ -94,9 +94,11 @@ int ingest_prepare_file(store *db, embedder *emb, const char *path, const ingest
                         ingest_doc **out, dbmcp_error *err);
 int ingest_prepare_buffer(store *db, embedder *emb, const char *name, const char *data, size_t n,
                           const ingest_options *o, ingest_doc **out, dbmcp_error *err);
-/* Write a prepared document inside the caller's transaction (nothing for
- * an unchanged one). */
-int ingest_write(store *db, const ingest_doc *d, const ingest_options *o, dbmcp_error *err);
+/* Write n prepared documents of collection o->collection inside the
+ * caller's transaction (nothing for an unchanged one). The documents stay
+ * the caller's; their FTS rows are written after all their other rows. */
+int ingest_write(store *db, ingest_doc *const *docs, size_t n, const ingest_options *o,
+                 dbmcp_error *err);
 /* The document's slug (distinct slugs are the caller's concern when
  * several documents go into one transaction). */
 const char *ingest_doc_slug(const ingest_doc *d);

@@ -64,13 +64,14 @@ static void free_row(reg_audit_row *r)
     free(r->target);
     free(r->error_detail);
     free(r->sql_text);
+    free(r->change_json);
 }
 
 static size_t row_bytes(const reg_audit_row *r)
 {
     return sizeof *r + sizeof(double) + (r->target ? strlen(r->target) : 0) +
            (r->error_detail ? strlen(r->error_detail) : 0) +
-           (r->sql_text ? strlen(r->sql_text) : 0);
+           (r->sql_text ? strlen(r->sql_text) : 0) + (r->change_json ? strlen(r->change_json) : 0);
 }
 
 /* The last resort at shutdown: the row as one line of the operator log,

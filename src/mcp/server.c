@@ -989,6 +989,33 @@ void mcp_key_hash_secret(const char *secret, char hex[65])
     hash_secret(secret, hex);
 }
 
+int mcp_key_create(store *db, const reg_api_key *spec, char key_out[MCP_KEY_SIZE], char id_out[13],
+                   dbmcp_error *err)
+{
+    char secret[41], hash[65];
+    ids_token(id_out, 12);
+    ids_token(secret, 40);
+    hash_secret(secret, hash);
+    reg_api_key key = *spec;
+    key.id = id_out;
+    key.secret_hash = hash;
+    int rc = reg_api_key_insert(db, &key, err);
+    if (!rc)
+        snprintf(key_out, MCP_KEY_SIZE, "dbmcp_%s_%s", id_out, secret);
+    sodium_memzero(secret, sizeof secret);
+    return rc;
+}
+
+store *mcp_server_catalog_acquire(mcp_server *srv, dbmcp_error *err)
+{
+    return store_pool_acquire(srv->catalog, err);
+}
+
+void mcp_server_catalog_release(mcp_server *srv, store *db)
+{
+    store_pool_release(srv->catalog, db);
+}
+
 /* Split "dbmcp_<id>_<secret>"; returns 0 when the shape is right. */
 static int split_key(const char *key, char id[33], const char **secret)
 {
@@ -1049,6 +1076,7 @@ int mcp_server_authenticate(mcp_server *srv, const char *api_key, mcp_identity *
             rc = dbmcp_error_set(err, DBMCP_EDENIED, "API key %s was revoked", id);
         else {
             fill_identity(out, key.principal, key.interface, key.user_id, key.agent_id, key.id);
+            out->admin = key.role && strcmp(key.role, "admin") == 0;
             touch_if_stale(db, &key);
         }
     } else if (rc == DBMCP_ENOTFOUND) {

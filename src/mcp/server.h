@@ -29,6 +29,7 @@
 
 #include "core/error.h"
 #include "mcp/jsonrpc.h"
+#include "store/registry.h"
 
 typedef struct mcp_server mcp_server;
 typedef struct mcp_session mcp_session;
@@ -47,6 +48,7 @@ typedef struct mcp_identity {
     char user_id[129];   /* scope: user */
     char agent_id[129];  /* scope: agent, "" = any */
     char key_id[33];     /* API key id, "" for stdio/CLI */
+    int admin;           /* the key's role is "admin": it may open the console */
 } mcp_identity;
 
 /* Where the server sends messages that are not the response itself
@@ -141,6 +143,25 @@ void mcp_server_on_key_revoked(mcp_server *srv, mcp_key_revoked_fn fn, void *ctx
 
 /* Hex BLAKE2b-256 of an API key's secret part, as stored in dbmcp_api_keys. */
 void mcp_key_hash_secret(const char *secret, char hex[65]);
+
+/* Length of a whole API key as mcp_key_create writes it, NUL included:
+ * "dbmcp_" + 12-character id + "_" + 40-character secret. */
+#define MCP_KEY_SIZE 60
+/* Create an API key: a random id and secret, the secret's hash stored with
+ * the fields of spec (principal, interface, scopes, description, role; its
+ * id and secret_hash are ignored) by reg_api_key_insert. The whole key
+ * "dbmcp_<id>_<secret>" goes to key_out — the only copy of the secret —
+ * and the id to id_out. The one way keys are made: `dbmcp keys create`
+ * and the console both call it. */
+int mcp_key_create(store *db, const reg_api_key *spec, char key_out[MCP_KEY_SIZE], char id_out[13],
+                   dbmcp_error *err);
+
+/* A connection to the catalog database (read/write, dbmcp's own tables)
+ * from the server's pool, for the admin console's reads and writes (which
+ * go through store/ functions, as the CLI's do); NULL with err filled when
+ * none can be had. Give it back with mcp_server_catalog_release. */
+store *mcp_server_catalog_acquire(mcp_server *srv, dbmcp_error *err);
+void mcp_server_catalog_release(mcp_server *srv, store *db);
 
 /* --- sessions ------------------------------------------------------------ */
 

@@ -73,21 +73,25 @@ static const dialect_entry fragments[DIALECT_FRAGMENT_COUNT] = {
                                   " (" MIGRATIONS_COLUMNS " DEFAULT to_char(now() AT TIME ZONE"
                                   " 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))"},
     /* Contentless FTS5: rows are added by rowid and removed with the
-     * 'delete' command and the values they were indexed with. */
+     * 'delete' command and the values they were indexed with. Ingestion
+     * binds the texts it holds in memory: a chunk's text is a range of its
+     * document's content, which SQL would read whole for every chunk. */
     [DIALECT_CHUNKS_FTS_INDEX] = {"chunk index",
                                   "INSERT INTO dbmcp_chunks_fts (rowid, text, heading, title)"
-                                  " SELECT c.id, c.text, c.heading, d.title FROM dbmcp_chunks c"
-                                  " JOIN dbmcp_documents d ON d.id = c.document_id"
-                                  " WHERE c.document_id = :d ORDER BY c.id",
+                                  " VALUES (:id, :x, :h, :t)",
                                   "INSERT INTO dbmcp_chunks_fts (rowid, doc)"
                                   " VALUES (:id, CAST(:v AS tsvector))"},
     [DIALECT_CHUNKS_FTS_UNINDEX] = {"chunk unindex",
                                     "INSERT INTO dbmcp_chunks_fts (dbmcp_chunks_fts, rowid, text,"
-                                    " heading, title) SELECT 'delete', c.id, c.text, c.heading,"
-                                    " d.title FROM dbmcp_chunks c JOIN dbmcp_documents d"
-                                    " ON d.id = c.document_id WHERE c.document_id = :d",
+                                    " heading, title) VALUES ('delete', :id, :x, :h, :t)",
                                     "DELETE FROM dbmcp_chunks_fts WHERE rowid IN"
                                     " (SELECT id FROM dbmcp_chunks WHERE document_id = :d)"},
+    [DIALECT_CHUNK_TEXT] = {"chunk text",
+                            "CAST(substr(CAST(d.content AS BLOB), c.start_byte + 1,"
+                            " c.end_byte - c.start_byte) AS TEXT)",
+                            "convert_from(substring(convert_to(d.content, 'UTF8')"
+                            " FROM CAST(c.start_byte + 1 AS integer)"
+                            " FOR CAST(c.end_byte - c.start_byte AS integer)), 'UTF8')"},
     /* External-content FTS5 over dbmcp_mem_items (content_rowid = id). */
     [DIALECT_MEMORY_FTS_INDEX] = {"memory index",
                                   "INSERT INTO dbmcp_mem_fts (rowid, text) VALUES (:id, :text)",

@@ -39,10 +39,17 @@ typedef enum dialect_fragment {
                                  schema but the engine's own; kind 'table', 'view' or
                                  'virtual' (rows live in other tables, listed too) */
     DIALECT_MIGRATIONS_TABLE, /* (): create dbmcp_schema_migrations if it is missing */
-    /* (): index the chunks of document :d. PostgreSQL: index chunk :id with
-     * the tsvector literal :v that store/pg_fts.c computes (pg_fts_applies) */
+    /* (): index chunk :id with its text :x, heading :h and document title
+     * :t. PostgreSQL: with the tsvector literal :v of those that
+     * store/pg_fts.c computes (pg_fts_applies) */
     DIALECT_CHUNKS_FTS_INDEX,
-    DIALECT_CHUNKS_FTS_UNINDEX, /* (): remove the chunks of document :d from the index */
+    /* (): remove chunk :id, indexed with :x, :h and :t, from the index (a
+     * contentless FTS5 row is deleted with the values it was indexed with).
+     * PostgreSQL: remove every chunk of document :d */
+    DIALECT_CHUNKS_FTS_UNINDEX,
+    /* (): the text of chunk c, bytes [c.start_byte, c.end_byte) of the
+     * content of its document d (the one copy of the text) */
+    DIALECT_CHUNK_TEXT,
     /* (): index memory item :id with text :text. PostgreSQL: with the
      * tsvector literal :v of that text (store/pg_fts.c) */
     DIALECT_MEMORY_FTS_INDEX,

@@ -8,10 +8,12 @@
  * row, data version) in store_begin/store_commit, so a failure at any
  * point leaves the collection as it was.
  *
- * The full-text table is contentless: docs_document_index adds the FTS
- * rows of a document's chunks and docs_document_clear deletes them with
- * the values they were indexed with; no trigger does it behind the
- * caller's back.
+ * A document's text is stored once, in dbmcp_documents.content; a chunk
+ * is a byte range of it (schema 0010_text_once.sql). The full-text table
+ * is contentless: docs_chunk_writer_index adds the FTS rows of a
+ * document's chunks from the text ingestion holds, and docs_document_clear
+ * deletes them with the values they were indexed with; no trigger does it
+ * behind the caller's back.
  *
  * Ownership: structs filled here own their strings; release them with the
  * matching _free. Row callbacks get values valid during the call only.
@@ -81,28 +83,51 @@ int docs_document_find(store *db, const char *collection, const char *slug, int6
                        char **hash, dbmcp_error *err);
 /* Delete the document's FTS rows, chunks and (by cascade) vectors. */
 int docs_document_clear(store *db, int64_t id, dbmcp_error *err);
-/* Insert the document, or update the row of (collection, slug) in place
- * (its id is kept). *id gets the row id. */
-int docs_document_put(store *db, const doc_record *d, int64_t *id, dbmcp_error *err);
 
-/* Writes many chunks and vectors with two prepared statements instead of
- * preparing them per chunk. */
+/* The writer of an ingestion run: writes the rows of many documents (the
+ * document, its chunks and vectors, its resource row) with statements
+ * prepared once for the run instead of per document or per chunk, and
+ * their FTS rows all at the end (FTS5 then builds a few large segments,
+ * not one per document). */
 typedef struct doc_chunk_writer doc_chunk_writer;
 
-/* title: the title of the document whose chunks it inserts (indexed with
- * each chunk, so counted in its fts_length); NULL when it writes vectors
- * only. */
-int docs_chunk_writer_open(store *db, const char *title, doc_chunk_writer **out, dbmcp_error *err);
+int docs_chunk_writer_open(store *db, doc_chunk_writer **out, dbmcp_error *err);
+/* Finalize; chunks not yet indexed stay unindexed. NULL is a no-op. */
 void docs_chunk_writer_close(doc_chunk_writer *w);
-/* Insert chunk seq (1-based) of document doc (no FTS row yet: see
- * docs_document_index) with its fts_length, the token positions the index
- * will hold for it (text, heading, title). *chunk_id gets the row id. */
+/* The chunks inserted next belong to a document with this title (indexed
+ * with each chunk, so counted in its fts_length) and this content, which
+ * the caller keeps valid and unchanged until docs_chunk_writer_index. */
+int docs_chunk_writer_document(doc_chunk_writer *w, const char *title, const char *content,
+                               size_t content_len, dbmcp_error *err);
+/* Insert chunk seq (1-based) of document doc, the current document of w:
+ * bytes [start, end) of its content, text[0..text_len) (no FTS row yet:
+ * see docs_chunk_writer_index) with its fts_length, the token positions
+ * the index will hold for it (text, heading, title). The row holds the
+ * range, not the text: the document's content is the one copy. *chunk_id
+ * gets the row id. */
 int docs_chunk_insert(doc_chunk_writer *w, int64_t doc, int seq, size_t start, size_t end,
                       const char *heading, int tokens, const char *text, size_t text_len,
                       int64_t *chunk_id, dbmcp_error *err);
-/* Add the FTS rows of every chunk of document doc (text, heading and the
- * document's title), in one statement; call once after its chunks. */
-int docs_document_index(store *db, int64_t doc, dbmcp_error *err);
+/* Add the FTS rows of every chunk inserted through w (its text, a range of
+ * its document's content; its heading; its document's title); call once,
+ * after the chunks of every document. */
+int docs_chunk_writer_index(doc_chunk_writer *w, dbmcp_error *err);
+/* docs_document_find with a statement w prepares once for its run. */
+int docs_chunk_writer_find(doc_chunk_writer *w, const char *collection, const char *slug,
+                           int64_t *id, char **hash, dbmcp_error *err);
+/* Insert the document, or update the row of (collection, slug) in place
+ * (its id is kept). *id gets the row id. */
+int docs_chunk_writer_put_document(doc_chunk_writer *w, const doc_record *d, int64_t *id,
+                                   dbmcp_error *err);
+/* Upsert the document's dbmcp_resources row (its resources/list entry and
+ * resources/read content): name, title, description, mime type and text.
+ * An existing row keeps its name, description and annotations (an
+ * operator may have written them); the description given is used for a
+ * new row or one without a description. The row is left untouched (no
+ * list_changed, no updated_at) when nothing differs. */
+int docs_chunk_writer_put_resource(doc_chunk_writer *w, const char *uri, const char *name,
+                                   const char *title, const char *description,
+                                   const char *mime_type, const char *text, dbmcp_error *err);
 /* Store (or replace) the vector of a chunk for model (dim floats). */
 int docs_vector_put(doc_chunk_writer *w, int64_t chunk_id, const char *model, int dim,
                     const float *vec, dbmcp_error *err);
@@ -110,22 +135,13 @@ int docs_vector_put(doc_chunk_writer *w, int64_t chunk_id, const char *model, in
 int docs_vectors_drop_other_models(store *db, const char *collection, const char *keep,
                                    dbmcp_error *err);
 /* Call fn(ctx, chunk_id, document title, heading (may be NULL), text) for
- * every chunk of the collection, in id order. fn returns nonzero to stop
+ * every chunk of the collection, document by document (ascending ids),
+ * each document's chunks in id order. fn returns nonzero to stop
  * (that value is returned). */
 int docs_chunks_each(store *db, const char *collection,
                      int (*fn)(void *ctx, int64_t chunk_id, const char *title, const char *heading,
                                const char *text),
                      void *ctx, dbmcp_error *err);
-
-/* Upsert the document's dbmcp_resources row (its resources/list entry and
- * resources/read content): name, title, description, mime type and text.
- * An existing row keeps its name, description and annotations (an
- * operator may have written them); the description given is used for a
- * new row or one without a description. The row is left untouched (no
- * list_changed, no updated_at) when nothing differs. */
-int docs_resource_put(store *db, const char *uri, const char *name, const char *title,
-                      const char *description, const char *mime_type, const char *text,
-                      dbmcp_error *err);
 
 /* --- reads for search and resources ------------------------------------------- */
 

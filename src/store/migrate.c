@@ -34,6 +34,8 @@ static const migration sqlite_migrations[] = {
     {6, "0006_query_budget", asset_sqlite_0006_query_budget_start},
     {7, "0007_sessions", asset_sqlite_0007_sessions_start},
     {8, "0008_scoped_bm25", asset_sqlite_0008_scoped_bm25_start},
+    {9, "0009_console", asset_sqlite_0009_console_start},
+    {10, "0010_text_once", asset_sqlite_0010_text_once_start},
 };
 
 /* Run with search_path set to the schema dbmcp (0001_core.sql says how). */
@@ -46,6 +48,8 @@ static const migration postgres_migrations[] = {
     {6, "0006_query_budget", asset_postgres_0006_query_budget_start},
     {7, "0007_sessions", asset_postgres_0007_sessions_start},
     {8, "0008_scoped_bm25", asset_postgres_0008_scoped_bm25_start},
+    {9, "0009_console", asset_postgres_0009_console_start},
+    {10, "0010_text_once", asset_postgres_0010_text_once_start},
 };
 
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))

@@ -486,49 +486,23 @@ static int write_rows(store *db, dialect_fragment id, pending_row *rows, size_t 
     return rc;
 }
 
-int pg_fts_index_chunks(store *db, int64_t doc, dbmcp_error *err)
+int pg_fts_index_chunks(store *db, size_t n, const int64_t *ids, const char *const *texts,
+                        const char *const *headings, const char *title, dbmcp_error *err)
 {
-    /* The rows are read in full before writing: a statement streams its
-     * rows, and the connection runs one statement at a time. */
-    store_stmt *st;
-    int rc = store_prepare(db,
-                           "SELECT c.id, c.text, c.heading, d.title FROM dbmcp_chunks c"
-                           " JOIN dbmcp_documents d ON d.id = c.document_id"
-                           " WHERE c.document_id = :d ORDER BY c.id",
-                           &st, err);
-    if (rc)
-        return rc;
-    store_bind_int(st, ":d", doc);
-    pending_row *rows = NULL;
-    size_t n = 0, cap = 0;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        if (n == cap) {
-            size_t grown_cap = cap ? cap * 2 : 32;
-            pending_row *grown = realloc(rows, grown_cap * sizeof *grown);
-            if (!grown) {
-                rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-                break;
-            }
-            rows = grown;
-            cap = grown_cap;
+    pending_row *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const char *cols[3] = {texts[i], headings[i], title};
+        rows[i].id = ids[i];
+        if (pg_fts_vector(cols, 3, &rows[i].vector)) {
+            for (size_t k = 0; k < i; k++)
+                free(rows[k].vector);
+            free(rows);
+            return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
         }
-        const char *cols[3] = {store_column_text(st, 1), store_column_text(st, 2),
-                               store_column_text(st, 3)};
-        rows[n].id = store_column_int(st, 0);
-        if (pg_fts_vector(cols, 3, &rows[n].vector)) {
-            rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-            break;
-        }
-        n++;
     }
-    store_finalize(st);
-    if (rc < 0) {
-        for (size_t i = 0; i < n; i++)
-            free(rows[i].vector);
-        free(rows);
-        return rc;
-    }
-    rc = write_rows(db, DIALECT_CHUNKS_FTS_INDEX, rows, n, err);
+    int rc = write_rows(db, DIALECT_CHUNKS_FTS_INDEX, rows, n, err);
     free(rows);
     return rc;
 }

@@ -73,8 +73,10 @@ size_t pg_fts_hits(const pg_fts_query *q, const char *tsvector_text, search_inde
 
 /* --- index maintenance ---------------------------------------------------- */
 
-/* Index the chunks of document doc (text, heading, the document's title). */
-int pg_fts_index_chunks(store *db, int64_t doc, dbmcp_error *err);
+/* Index n chunks: chunk ids[i] with its text texts[i], its heading
+ * headings[i] (may be NULL) and its document's title. */
+int pg_fts_index_chunks(store *db, size_t n, const int64_t *ids, const char *const *texts,
+                        const char *const *headings, const char *title, dbmcp_error *err);
 /* Index memory item id with text. */
 int pg_fts_index_memory(store *db, int64_t id, const char *text, dbmcp_error *err);
 

@@ -174,6 +174,7 @@ void reg_api_key_free(reg_api_key *v)
     free(v->created_at);
     free(v->last_used_at);
     free(v->revoked_at);
+    free(v->role);
     memset(v, 0, sizeof *v);
 }
 
@@ -456,14 +457,16 @@ int reg_api_key_insert(store *db, const reg_api_key *k, dbmcp_error *err)
                              " ON CONFLICT DO NOTHING",
                              pn, pv, 2, err);
     if (!rc) {
-        const char *names[] = {":id", ":p", ":h", ":i", ":u", ":a", ":d", ":now"};
-        const char *values[] = {k->id,      k->principal, k->secret_hash, k->interface,
-                                k->user_id, k->agent_id,  k->description, now};
-        rc = registry_exec_bound(
-            db,
-            "INSERT INTO dbmcp_api_keys (id, principal, secret_hash, interface, user_id,"
-            " agent_id, description, created_at) VALUES (:id, :p, :h, :i, :u, :a, :d, :now)",
-            names, values, 8, err);
+        const char *names[] = {":id", ":p", ":h", ":i", ":u", ":a", ":d", ":now", ":r"};
+        const char *values[] = {k->id,          k->principal, k->secret_hash,
+                                k->interface,   k->user_id,   k->agent_id,
+                                k->description, now,          k->role ? k->role : "client"};
+        rc =
+            registry_exec_bound(db,
+                                "INSERT INTO dbmcp_api_keys (id, principal, secret_hash, interface,"
+                                " user_id, agent_id, description, created_at, role)"
+                                " VALUES (:id, :p, :h, :i, :u, :a, :d, :now, :r)",
+                                names, values, 9, err);
     }
     if (!rc)
         rc = store_commit(db, err);
@@ -474,7 +477,7 @@ int reg_api_key_insert(store *db, const reg_api_key *k, dbmcp_error *err)
 
 #define KEY_COLUMNS                                                                                \
     "id, principal, secret_hash, interface, user_id, agent_id, description, created_at,"           \
-    " last_used_at, revoked_at"
+    " last_used_at, revoked_at, role"
 
 static void fill_key(store_stmt *st, void *slot)
 {
@@ -489,6 +492,7 @@ static void fill_key(store_stmt *st, void *slot)
     k->created_at = registry_col_strdup(st, 7);
     k->last_used_at = registry_col_strdup(st, 8);
     k->revoked_at = registry_col_strdup(st, 9);
+    k->role = registry_col_strdup(st, 10);
 }
 
 int reg_api_key_get(store *db, const char *id, reg_api_key *out, dbmcp_error *err)
@@ -573,6 +577,7 @@ static void bind_audit(store_stmt *st, const reg_audit_row *r)
     store_bind_text(st, ":error_class", r->error_class);
     store_bind_text(st, ":error_detail", r->error_detail);
     store_bind_text(st, ":sql_text", r->sql_text);
+    store_bind_text(st, ":change_json", r->change_json);
     store_bind_double(st, ":duration_ms", r->duration_ms);
     store_bind_int(st, ":bytes_out", r->bytes_out);
     if (r->rows_out >= 0)
@@ -594,10 +599,10 @@ int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error
         "INSERT INTO dbmcp_audit (call_id, ts, principal, key_id, interface, user_id,"
         " agent_id, client_name, client_version, model, transport, protocol,"
         " method, target, status, error_class, error_detail, duration_ms,"
-        " bytes_out, rows_out, sql_text) VALUES (:call_id, :ts, :principal, :key_id, :interface,"
-        " :user_id, :agent_id, :client_name, :client_version, :model, :transport,"
-        " :protocol, :method, :target, :status, :error_class, :error_detail,"
-        " :duration_ms, :bytes_out, :rows_out, :sql_text)",
+        " bytes_out, rows_out, sql_text, change_json) VALUES (:call_id, :ts, :principal,"
+        " :key_id, :interface, :user_id, :agent_id, :client_name, :client_version, :model,"
+        " :transport, :protocol, :method, :target, :status, :error_class, :error_detail,"
+        " :duration_ms, :bytes_out, :rows_out, :sql_text, :change_json)",
         &st, err);
     for (size_t i = 0; !rc && i < n; i++) {
         store_reset(st);

@@ -94,6 +94,7 @@ typedef struct reg_api_key {
     char *created_at;
     char *last_used_at; /* may be NULL */
     char *revoked_at;   /* may be NULL */
+    char *role;         /* "client" or "admin" (the console); NULL on insert: "client" */
 } reg_api_key;
 
 /* One audit row; strings are borrowed by reg_audit_insert (not freed). */
@@ -116,6 +117,8 @@ typedef struct reg_audit_row {
     const char *error_class;
     char *error_detail; /* owned by the row's creator; may be NULL */
     char *sql_text;     /* owned by the row's creator; may be NULL */
+    char *change_json;  /* an admin action's {"before","after"} (owned by the row's
+                           creator); NULL for calls */
     double duration_ms;
     int64_t bytes_out;
     int64_t rows_out; /* -1 = not applicable */

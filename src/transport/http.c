@@ -55,6 +55,7 @@
 #include "transport/chat.h"
 #include "transport/http_admit.h"
 #include "transport/http_observe.h"
+#include "web/console.h"
 
 #define HTTP_DEFAULT_MAX_BODY ((size_t)4 * 1024 * 1024)
 #define HTTP_STREAM_MAX_BUFFER (32u * 1024 * 1024) /* unsent bytes before a reader is "gone" */
@@ -182,6 +183,7 @@ typedef struct http_request {
     int json_ok, sse_ok; /* from Accept */
     mcp_identity who;    /* the caller, after auth */
     int chat;            /* POST /v1/chat (transport/chat.h) */
+    int admin;           /* a POST under /admin/ (web/console.h) */
     http_stream *stream; /* a reference, when the request got a stream */
 } http_request;
 
@@ -2059,6 +2061,78 @@ static enum MHD_Result chat_reply(http_daemon *hd, struct MHD_Connection *c, htt
     return reply_json(c, status, out, NULL);
 }
 
+/* --- /admin: the console (web/console.h) ------------------------------------ */
+
+static const char *query_arg(void *ctx, const char *name)
+{
+    return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* Hand one /admin request to the console and send its answer with the
+ * console's security headers. */
+static enum MHD_Result admin_reply(http_daemon *hd, struct MHD_Connection *c, const char *url,
+                                   const char *method, const char *body, size_t len)
+{
+    char own[512];
+    if (hd->public_origin[0])
+        snprintf(own, sizeof own, "%s", hd->public_origin);
+    else
+        public_base(hd, c, own, sizeof own);
+    web_request wr = {0};
+    wr.method = method;
+    wr.path = url;
+    wr.arg = query_arg;
+    wr.arg_ctx = c;
+    wr.cookie = header(c, MHD_HTTP_HEADER_COOKIE);
+    wr.csrf = header(c, "X-CSRF-Token");
+    wr.origin = header(c, MHD_HTTP_HEADER_ORIGIN);
+    wr.authorization = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+    wr.content_type = header(c, MHD_HTTP_HEADER_CONTENT_TYPE);
+    wr.own_origin = own;
+    wr.secure = strncmp(hd->public_url, "https://", 8) == 0;
+    wr.body = body;
+    wr.body_len = len;
+    web_response res;
+    web_console_handle(hd->srv, &wr, &res);
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        res.len, res.body, res.body_static ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_COPY);
+    if (!r) {
+        web_response_free(&res);
+        return MHD_NO;
+    }
+    for (const char *const *h = web_security_headers(); h[0] && h[1]; h += 2)
+        MHD_add_response_header(r, h[0], h[1]);
+    if (res.content_type)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, res.content_type);
+    if (res.cache)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, res.cache);
+    if (res.set_cookie[0])
+        MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, res.set_cookie);
+    if (res.location)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, res.location);
+    if (res.allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, res.allow);
+    enum MHD_Result ok = MHD_queue_response(c, res.status, r);
+    MHD_destroy_response(r);
+    web_response_free(&res);
+    return ok;
+}
+
+/* /admin and /admin/…: a POST waits for its body (at most WEB_MAX_BODY);
+ * everything else is answered at once. */
+static enum MHD_Result route_admin(http_daemon *hd, struct MHD_Connection *c, const char *url,
+                                   const char *method, http_request *req)
+{
+    if (strcmp(method, "POST") != 0)
+        return admin_reply(hd, c, url, method, NULL, 0);
+    const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (cl && strtoull(cl, NULL, 10) > WEB_MAX_BODY)
+        return admin_reply(hd, c, url, method, NULL, (size_t)WEB_MAX_BODY + 1);
+    req->admin = 1;
+    req->responded = 0; /* wait for the body */
+    return MHD_YES;
+}
+
 /* --- /metrics and /status ------------------------------------------------- */
 
 /* A header a reverse proxy adds: the peer address is the proxy's, not the
@@ -2170,6 +2244,8 @@ static enum MHD_Result on_headers(http_daemon *hd, struct MHD_Connection *c, con
         return route_chat(hd, c, method, req);
     if (strcmp(url, "/metrics") == 0 || strcmp(url, "/status") == 0)
         return route_observe(hd, c, url, method);
+    if (strcmp(url, "/admin") == 0 || strncmp(url, "/admin/", 7) == 0)
+        return route_admin(hd, c, url, method, req);
     if (strcmp(url, "/mcp") != 0)
         return reply_error(c, MHD_HTTP_NOT_FOUND, NULL, JSONRPC_INVALID_REQUEST, "Not Found", NULL);
     return route_mcp(hd, c, method, req);
@@ -2233,6 +2309,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return reply_too_large(c);
     if (req->chat)
         return chat_reply(hd, c, req);
+    if (req->admin)
+        return admin_reply(hd, c, url, method, req->body, req->len);
     return post_message(hd, c, req);
 }
 

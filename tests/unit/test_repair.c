@@ -14,7 +14,7 @@
  *   "error_contains": with "output": null, text the error message must hold
  *   "lossy", "changed": when present, the expected flags
  *   "repairs_contain": when present, text one line of the repair log holds
- *   "options":        {"arguments": true, "keep_encoded": true}
+ *   "options":        {"arguments": true, "keep_encoded": true, "several": true}
  *   "pending":        a known bug, with the reason
  *   "kind":           the corpus category (for the benchmark; ignored here)
  *
@@ -37,7 +37,8 @@
 #include "case_files.h"
 #include "core/json_repair.h"
 
-#define CASES_MIN 1000 /* hand-written and generated: a lost file fails the test */
+#define CASES_MIN 1000    /* hand-written and generated: a lost file fails the test */
+#define REAL_CASES_MIN 40 /* the real corpus, likewise */
 #define LOAD_FLAGS (JSON_DECODE_ANY | JSON_ALLOW_NUL)
 
 static repair_options case_options(const json_t *c)
@@ -46,6 +47,7 @@ static repair_options case_options(const json_t *c)
     const json_t *o = json_object_get(c, "options");
     opt.parse_string_arguments = json_is_true(json_object_get(o, "arguments"));
     opt.keep_encoded_strings = json_is_true(json_object_get(o, "keep_encoded"));
+    opt.several_values = json_is_true(json_object_get(o, "several"));
     return opt;
 }
 
@@ -140,6 +142,19 @@ static void test_case_files(void **state)
                   tally.pending);
     assert_int_equal(tally.failures, 0);
     assert_true(tally.cases >= CASES_MIN);
+}
+
+/* The real corpus (tests/cases/repair/real): model outputs quoted in
+ * public bug reports and parser fixtures, each citing its source. */
+static void test_real_case_files(void **state)
+{
+    (void)state;
+    case_tally tally = {0, 0, 0};
+    case_files_run("repair/real", JSON_ALLOW_NUL, case_file_run, &tally);
+    print_message("repair/real: %d cases, %d failed, %d pending\n", tally.cases, tally.failures,
+                  tally.pending);
+    assert_int_equal(tally.failures, 0);
+    assert_true(tally.cases >= REAL_CASES_MIN);
 }
 
 /* ----- limits ----- */
@@ -342,10 +357,11 @@ static void test_every_prefix(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_case_files),           cmocka_unit_test(test_size_limit),
-        cmocka_unit_test(test_nesting_limit),        cmocka_unit_test(test_ownership),
-        cmocka_unit_test(test_input_not_terminated), cmocka_unit_test(test_arguments_option),
-        cmocka_unit_test(test_arguments_nesting),    cmocka_unit_test(test_every_prefix),
+        cmocka_unit_test(test_case_files),       cmocka_unit_test(test_real_case_files),
+        cmocka_unit_test(test_size_limit),       cmocka_unit_test(test_nesting_limit),
+        cmocka_unit_test(test_ownership),        cmocka_unit_test(test_input_not_terminated),
+        cmocka_unit_test(test_arguments_option), cmocka_unit_test(test_arguments_nesting),
+        cmocka_unit_test(test_every_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

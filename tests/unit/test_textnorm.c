@@ -37,6 +37,8 @@
 #include "core/error.h"
 #include "core/textnorm.h"
 
+#include <utf8proc.h>
+
 #define CASES_MIN 50
 
 /* The token stream of one input as text, plus the invariant check. */
@@ -250,6 +252,95 @@ static void test_classify(void **state)
     assert_int_equal(text_char_classify(0xAD), TEXT_CHAR_IGNORED);     /* soft hyphen */
 }
 
+/* ----- the fast paths give utf8proc's answers ----- */
+
+/* NFKC_Casefold of one UTF-8 character with utf8proc, as the slow path of
+ * core/textnorm folds a word; caller frees. */
+static char *utf8proc_fold(const char *s)
+{
+    utf8proc_uint8_t *out = NULL;
+    utf8proc_ssize_t n = utf8proc_map(
+        (const utf8proc_uint8_t *)s, (utf8proc_ssize_t)strlen(s), &out,
+        UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE | UTF8PROC_COMPOSE);
+    assert_true(n >= 0);
+    return (char *)out;
+}
+
+/* ASCII is classified and folded without utf8proc, the Han and kana
+ * letters of CJK runs are taken as they are: every one of those code
+ * points must give what utf8proc gives. */
+static void test_fast_paths(void **state)
+{
+    (void)state;
+    for (int32_t cp = 0; cp < 0x80; cp++) {
+        const utf8proc_property_t *p = utf8proc_get_property(cp);
+        int word = p->category >= UTF8PROC_CATEGORY_LU && p->category <= UTF8PROC_CATEGORY_NO;
+        assert_false(p->ignorable || p->category == UTF8PROC_CATEGORY_CF);
+        assert_int_equal(text_char_classify(cp), word ? TEXT_CHAR_WORD : TEXT_CHAR_SEPARATOR);
+        if (!word || cp == 0)
+            continue;
+        char in[2] = {(char)cp, 0};
+        char *slow = utf8proc_fold(in);
+        char *fast = text_fold(in, 1);
+        assert_string_equal(fast, slow);
+        free(slow);
+        free(fast);
+    }
+    static const int32_t ranges[][2] = {
+        {0x4E00, 0x9FFF}, {0x3400, 0x4DBF}, {0x3041, 0x3096}, {0x30A1, 0x30FA}};
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+        for (int32_t cp = ranges[r][0]; cp <= ranges[r][1]; cp++) {
+            utf8proc_uint8_t in[8] = {0};
+            utf8proc_ssize_t n = utf8proc_encode_char(cp, in);
+            assert_int_equal(n, 3);
+            assert_int_equal(text_char_classify(cp), TEXT_CHAR_CJK);
+            char *slow = utf8proc_fold((const char *)in);
+            assert_string_equal(slow, (const char *)in);
+            free(slow);
+        }
+    }
+    /* Through the tokenizer: a run of them is bigrammed as it stands. */
+    stream s;
+    tokenize(&s, "ＡＢＣ abc ABC 東京ガス", strlen("ＡＢＣ abc ABC 東京ガス"), TEXT_LANG_NONE);
+    assert_string_equal(s.text, "abc@0-9 abc@10-13 abc@14-17 東京@18-24 京ガ@21-27 ガス@24-30");
+}
+
+/* The stems a text_stemmers remembers (a slot per hash, overwritten) give
+ * the stream fresh stemmers give, also after more words than slots. */
+static void test_stem_memory(void **state)
+{
+    (void)state;
+    static char text[200000];
+    size_t n = 0;
+    static const char *const parts[] = {"Zahlung", "payment", "Vergütung", "running", "Häuser"};
+    for (int i = 0; i < 6000 && n + 64 < sizeof text; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s%d %s ", parts[i % 5], i % 3000,
+                              parts[(i * 7) % 5]);
+    text_stemmers *st = text_stemmers_new(TEXT_LANG_DEFAULT);
+    assert_non_null(st);
+    for (int round = 0; round < 2; round++) {
+        stream *fresh = calloc(1, sizeof *fresh), *kept = calloc(1, sizeof *kept);
+        assert_non_null(fresh);
+        assert_non_null(kept);
+        /* 8 KiB of stream text per comparison: cut the input in slices. */
+        for (size_t at = 0; at < n; at += 1500) {
+            size_t len = n - at < 1500 ? n - at : 1500;
+            while (at + len < n && text[at + len - 1] != ' ')
+                len--;
+            memset(fresh, 0, sizeof *fresh);
+            memset(kept, 0, sizeof *kept);
+            fresh->input = kept->input = text + at;
+            fresh->n = kept->n = len;
+            assert_int_equal(text_tokenize(text + at, len, TEXT_LANG_DEFAULT, record, fresh), 0);
+            assert_int_equal(text_tokenize_with(st, text + at, len, record, kept), 0);
+            assert_string_equal(kept->text, fresh->text);
+        }
+        free(fresh);
+        free(kept);
+    }
+    text_stemmers_free(st);
+}
+
 /* ----- the callback and stemmers ----- */
 
 static int stop_at_second(void *ctx, const char *t, size_t len, size_t s, size_t e, int co)
@@ -335,6 +426,7 @@ int main(void)
         cmocka_unit_test(test_utf8),           cmocka_unit_test(test_classify),
         cmocka_unit_test(test_callback_stops), cmocka_unit_test(test_stemmers_reused),
         cmocka_unit_test(test_not_terminated), cmocka_unit_test(test_every_prefix),
+        cmocka_unit_test(test_fast_paths),     cmocka_unit_test(test_stem_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -410,8 +410,12 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     dbmcp_error err;
     dbmcp_error_clear(&err);
     int capped = 0, explained = 0;
-    resource_reader rd = {&s->who, call_id, s->client_name, ctx && ctx->model ? ctx->model : "",
-                          flight ? &flight->cancelled : NULL, &explained};
+    resource_reader rd = {&s->who,
+                          call_id,
+                          s->client_name,
+                          ctx && ctx->model ? ctx->model : "",
+                          flight ? &flight->cancelled : NULL,
+                          &explained};
     int rc = read_resource(srv, &rd, snap, uri, &r, &capped, &err);
     json_t *result = NULL;
     if (rc == 0) {

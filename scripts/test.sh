@@ -65,6 +65,7 @@ run_stage cli-repair tests/cli/repair.sh
 run_stage cli-sql tests/cli/sql.sh
 run_stage cli-admin tests/cli/admin.sh
 run_stage cli-report tests/cli/report.sh
+run_stage cli-sqlerrors tests/cli/sqlerrors.sh
 run_stage cli-thesaurus tests/cli/thesaurus.sh
 run_stage cli-embed-http tests/cli/embed_http.sh
 run_stage cli-hostile-http tests/cli/hostile_http.sh
@@ -99,6 +100,7 @@ pg_stage unit-pg make -j2 unit-pg
 pg_stage pg-cli-sql tests/cli/sql.sh
 pg_stage pg-cli-admin tests/cli/admin.sh
 pg_stage pg-cli-report tests/cli/report.sh
+pg_stage pg-cli-sqlerrors tests/cli/sqlerrors.sh
 pg_stage pg-cli-thesaurus tests/cli/thesaurus.sh
 pg_stage pg-cli-embed-http tests/cli/embed_http.sh
 pg_stage pg-cli-hostile-http tests/cli/hostile_http.sh

@@ -27,6 +27,7 @@
  * filler, an instance.
  */
 #include "core/jsonschema.h"
+#include "core/textnorm.h"
 
 #include <ctype.h>
 #include <regex.h>
@@ -1579,26 +1580,7 @@ static const struct keyword_rule *keyword_rule_find(const char *name)
 /* Levenshtein distance, or SIZE_MAX for words too long to be keywords. */
 static size_t edit_distance(const char *a, const char *b)
 {
-    size_t la = strlen(a), lb = strlen(b), row[33];
-    if (la > 32 || lb > 32)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t above = row[j];
-            size_t best = diagonal + (a[i - 1] != b[j - 1]);
-            if (above + 1 < best)
-                best = above + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diagonal = above;
-        }
-    }
-    return row[lb];
+    return strlen(a) > 32 || strlen(b) > 32 ? SIZE_MAX : text_edit_distance(a, b, 0);
 }
 
 /* The supported keyword `name` is probably a misspelling of, or NULL. */

@@ -18,6 +18,7 @@
 
 #include <assert.h>
 #include <libstemmer.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
@@ -627,4 +628,34 @@ char *text_fold(const char *text, size_t n)
     if (out)
         out[used] = '\0';
     return out;
+}
+
+static unsigned char folded(unsigned char c, int fold_ascii)
+{
+    return fold_ascii && c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+size_t text_edit_distance(const char *a, const char *b, int fold_ascii)
+{
+    size_t la = strlen(a), lb = strlen(b), row[TEXT_EDIT_DISTANCE_MAX + 1];
+    if (la > TEXT_EDIT_DISTANCE_MAX || lb > TEXT_EDIT_DISTANCE_MAX)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        unsigned char ca = folded((unsigned char)a[i - 1], fold_ascii);
+        for (size_t j = 1; j <= lb; j++) {
+            size_t above = row[j];
+            size_t best = diagonal + (ca != folded((unsigned char)b[j - 1], fold_ascii));
+            if (above + 1 < best)
+                best = above + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[lb];
 }

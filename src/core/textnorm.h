@@ -101,4 +101,12 @@ text_char_class text_char_classify(int32_t cp);
  * control character, NUL included. */
 int text_is_space(int32_t cp);
 
+/* Longest word text_edit_distance compares (bytes). */
+#define TEXT_EDIT_DISTANCE_MAX 64
+/* Levenshtein distance between a and b counted in bytes, ASCII letters
+ * compared case-insensitively when fold_ascii is nonzero; SIZE_MAX when
+ * either is longer than TEXT_EDIT_DISTANCE_MAX. For "did you mean"
+ * suggestions (misspelt keywords, table and column names). */
+size_t text_edit_distance(const char *a, const char *b, int fold_ascii);
+
 #endif

@@ -15,6 +15,7 @@
 #include "core/text_safe.h"
 #include "mcp/internal.h"
 #include "tools/search_tools.h"
+#include "tools/sql_failure.h"
 #include "tools/tool.h"
 
 #define DEFAULT_INSTRUCTIONS                                                                       \
@@ -255,6 +256,7 @@ typedef struct resource_reader {
     const char *client;  /* the client's name, may be "" */
     const char *model;   /* may be "" */
     atomic_int *cancelled;
+    int *explained; /* out: set when a failure's public message says what failed */
 } resource_reader;
 
 /* Read a URI produced by a template with an 'sql' handler: the first column
@@ -290,8 +292,11 @@ static int read_sql_template(mcp_server *srv, const resource_reader *rd, const r
      * not type a parameter), then run inside the call's transaction. */
     store_call call = {rd->call_id, tool, timeout_ms, memory};
     store_stmt *st = NULL;
+    store_failure failure = {0};
     rc = sql ? store_prepare(db, sql, &st, err)
              : dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    if (rc)
+        store_last_failure(db, &failure);
     int in_call = 0;
     if (!rc && (rc = store_call_begin(db, &call, err)) == 0)
         in_call = 1;
@@ -304,6 +309,8 @@ static int read_sql_template(mcp_server *srv, const resource_reader *rd, const r
             store_bind_text(st, name, json_string_value(v));
         }
         rc = store_step(st, err);
+        if (rc < 0)
+            store_last_failure(db, &failure);
         if (rc == STORE_ROW) {
             const char *text = store_column_text(st, 0);
             out->text = strdup(text ? text : "");
@@ -318,6 +325,22 @@ static int read_sql_template(mcp_server *srv, const resource_reader *rd, const r
     store_set_cancel_flag(db, NULL);
     store_set_time_limit(db, 0);
     store_set_memory_budget(db, 0);
+    if (rc < 0 && rc != DBMCP_ENOTFOUND) {
+        /* What the reader may act on, as for a report tool (sql_failure.h). */
+        sql_failure_context c = {
+            .sql = t->handler,
+            .dialect = strcmp(store_dialect(db), "postgres") == 0 ? SQL_DIALECT_POSTGRES
+                                                                  : SQL_DIALECT_SQLITE,
+            .operator_sql = 1,
+            .timeout_ms = timeout_ms,
+            .timeout_setting = "report.timeout_ms",
+            .memory_bytes = memory,
+        };
+        char before[sizeof err->public_message];
+        snprintf(before, sizeof before, "%s", err->public_message);
+        sql_failure_explain(db, rc, &failure, &c, err);
+        *rd->explained = strcmp(before, err->public_message) != 0;
+    }
     free(sql);
     store_pool_release(srv->query, db);
     mcp_query_leave(srv, rd->who);
@@ -386,9 +409,13 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     reg_resource r;
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    int capped = 0;
-    resource_reader rd = {&s->who, call_id, s->client_name, ctx && ctx->model ? ctx->model : "",
-                          flight ? &flight->cancelled : NULL};
+    int capped = 0, explained = 0;
+    resource_reader rd = {&s->who,
+                          call_id,
+                          s->client_name,
+                          ctx && ctx->model ? ctx->model : "",
+                          flight ? &flight->cancelled : NULL,
+                          &explained};
     int rc = read_resource(srv, &rd, snap, uri, &r, &capped, &err);
     json_t *result = NULL;
     if (rc == 0) {
@@ -401,6 +428,11 @@ static json_t *m_resources_read(mcp_server *srv, mcp_session *s, const jsonrpc_m
     } else if (capped) {
         /* a cap on concurrent queries: the message names it and its setting */
         fail(f, MCP_SERVER_BUSY, "%s", err.public_message);
+    } else if (explained) {
+        /* the template's SQL failed for a reason the reader may act on */
+        f->code = JSONRPC_INTERNAL_ERROR;
+        snprintf(f->message, sizeof f->message, "the resource could not be read: %.400s (call %s)",
+                 err.public_message, call_id);
     } else {
         fail(f, JSONRPC_INTERNAL_ERROR, "the resource could not be read (call %s)", call_id);
     }

@@ -83,11 +83,24 @@ struct store_driver {
     void (*trusted_end)(store *db);
     int (*guard_explain)(store *db, const char *sql, char *reason, size_t size);
     void (*set_query_budget)(store *db, const store_query_budget *budget);
+    void (*last_failure)(store *db, store_failure *out);
 };
 
 /* The drivers built into this binary. */
 extern const store_driver sqlite_store_driver;
 extern const store_driver postgres_store_driver;
+
+/* --- failures (failure.c): what both drivers share to fill store_failure --- */
+
+/* Into out (size > 0, cut to fit): the token of sql that starts at byte
+ * `offset` — a name with its qualifiers (a.b, "x"."y"), a string or number
+ * literal, or a run of operator characters; "" past the end or at
+ * whitespace only. Lexical: either dialect's quotes. */
+void store_failure_token_at(const char *sql, size_t offset, char *out, size_t size);
+/* f with kind and name (NULL: ""), name cut to fit. */
+void store_failure_set(store_failure *f, store_failure_kind kind, const char *name);
+/* f with kind and name the n bytes at name (cut to fit). */
+void store_failure_setn(store_failure *f, store_failure_kind kind, const char *name, size_t n);
 
 /* Nonzero when url names a PostgreSQL database (postgres:// or
  * postgresql://, any case of the scheme). */

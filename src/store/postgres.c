@@ -359,6 +359,11 @@ static int pg_guard_explain(store *h, const char *sql, char *reason, size_t size
     return 0;
 }
 
+static void pg_last_failure(store *h, store_failure *out)
+{
+    *out = ((pg_store *)h)->failure;
+}
+
 static void pg_set_query_budget(store *h, const store_query_budget *budget)
 {
     pg_store *db = (pg_store *)h;
@@ -410,4 +415,5 @@ const store_driver postgres_store_driver = {
     .trusted_end = pg_trusted_end,
     .guard_explain = pg_guard_explain,
     .set_query_budget = pg_set_query_budget,
+    .last_failure = pg_last_failure,
 };

@@ -123,6 +123,9 @@ static int lost(pg_store *db, dbmcp_error *err, const char *what)
 
 static int cancel_error(pg_store *db, dbmcp_error *err, const char *what, const char *detail)
 {
+    store_failure_set(
+        &db->failure,
+        db->cancelled == PG_CANCEL_FLAG ? STORE_FAILURE_CANCELLED : STORE_FAILURE_TIME_LIMIT, NULL);
     if (db->cancelled == PG_CANCEL_FLAG)
         return dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled by the client");
     return dbmcp_error_set_private(err, DBMCP_ETIMEOUT, "the query took too long",
@@ -130,9 +133,78 @@ static int cancel_error(pg_store *db, dbmcp_error *err, const char *what, const 
                                    detail ? detail : "");
 }
 
+/* The class of a SQLSTATE (store.h's store_failure_kind); the name is
+ * filled from the error position by pg_fail_in. */
+static store_failure_kind failure_kind(const char *s)
+{
+    static const struct {
+        const char *state;
+        store_failure_kind kind;
+    } classes[] = {
+        {"42P01", STORE_FAILURE_UNKNOWN_TABLE},    /* undefined_table */
+        {"3F000", STORE_FAILURE_UNKNOWN_TABLE},    /* invalid_schema_name: s.t of no schema s */
+        {"42703", STORE_FAILURE_UNKNOWN_COLUMN},   /* undefined_column */
+        {"42702", STORE_FAILURE_AMBIGUOUS_COLUMN}, /* ambiguous_column */
+        {"42883", STORE_FAILURE_ARGUMENTS},        /* undefined_function: name or arguments */
+        {"42601", STORE_FAILURE_SYNTAX},           /* syntax_error */
+        {"42804", STORE_FAILURE_TYPE_MISMATCH},    /* datatype_mismatch */
+        {"42846", STORE_FAILURE_TYPE_MISMATCH},    /* cannot_coerce */
+        {"22P02", STORE_FAILURE_TYPE_MISMATCH},    /* invalid_text_representation */
+        {"22007", STORE_FAILURE_TYPE_MISMATCH},    /* invalid_datetime_format */
+        {"22008", STORE_FAILURE_TYPE_MISMATCH},    /* datetime_field_overflow */
+        {"22012", STORE_FAILURE_DIVISION_BY_ZERO}, /* division_by_zero */
+        {"42803", STORE_FAILURE_GROUPING},         /* grouping_error */
+        {"42501", STORE_FAILURE_DENIED},           /* insufficient_privilege */
+        {"53400", STORE_FAILURE_MEMORY},           /* configuration_limit_exceeded: temp files */
+        {"54000", STORE_FAILURE_VALUE_TOO_BIG},    /* program_limit_exceeded: a value's size */
+    };
+    for (size_t i = 0; s && i < sizeof classes / sizeof classes[0]; i++)
+        if (strcmp(s, classes[i].state) == 0)
+            return classes[i].kind;
+    return STORE_FAILURE_OTHER;
+}
+
+/* Byte offset in text of PostgreSQL's error position (1-based, in
+ * characters), or -1 when res has none inside text. */
+static long position_offset(const PGresult *res, const char *text)
+{
+    const char *pos = PQresultErrorField(res, PG_DIAG_STATEMENT_POSITION);
+    long chars = pos ? strtol(pos, NULL, 10) : 0;
+    if (chars < 1)
+        return -1;
+    const char *p = text;
+    for (long c = 1; c < chars && *p; c++) /* to the start of character number chars */
+        for (p++; (*p & 0xC0) == 0x80; p++)
+            ;
+    return (long)(p - text);
+}
+
+int pg_fail_in(pg_store *db, const PGresult *res, dbmcp_error *err, const char *what,
+               const char *text)
+{
+    int rc = pg_fail(db, res, err, what);
+    store_failure *f = &db->failure;
+    long at = res && text ? position_offset(res, text) : -1;
+    if (at < 0 || f->kind == STORE_FAILURE_DENIED || f->kind == STORE_FAILURE_TIME_LIMIT ||
+        f->kind == STORE_FAILURE_CANCELLED || f->kind == STORE_FAILURE_DIVISION_BY_ZERO)
+        return rc;
+    store_failure_token_at(text, (size_t)at, f->name, sizeof f->name);
+    if (f->kind == STORE_FAILURE_ARGUMENTS) {
+        /* 42883 names a function called as name(…) or an operator no
+         * type pair has (text + integer): the latter is a type mismatch. */
+        const char *next = text + at + strlen(f->name);
+        while (*next == ' ' || *next == '\t' || *next == '\n' || *next == '\r')
+            next++;
+        if (!f->name[0] || *next != '(')
+            f->kind = STORE_FAILURE_TYPE_MISMATCH;
+    }
+    return rc;
+}
+
 int pg_fail(pg_store *db, const PGresult *res, dbmcp_error *err, const char *what)
 {
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    store_failure_set(&db->failure, failure_kind(state), NULL);
     const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(db->conn);
     char line[768];
     first_line(msg, line, sizeof line);

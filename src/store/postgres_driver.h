@@ -80,6 +80,7 @@ typedef struct pg_store {
     char *functions_csv;       /* store_set_function_allowlist (kept, not enforced); owned */
     store_query_budget budget; /* store_set_query_budget; budget_on says whether it applies */
     int budget_on;
+    store_failure failure; /* the class of the last failed prepare or step (store_last_failure) */
 } pg_store;
 
 /* A statement (postgres.c). */
@@ -149,6 +150,10 @@ int pg_conn_run(pg_store *db, const char *sql, dbmcp_error *err);
 /* The dbmcp code and error for a failed result (NULL: the connection's
  * error); what names the operation in the operator message. */
 int pg_fail(pg_store *db, const PGresult *res, dbmcp_error *err, const char *what);
+/* pg_fail for a statement whose text the server was sent: also names in
+ * db->failure the token of text the server's error position points at. */
+int pg_fail_in(pg_store *db, const PGresult *res, dbmcp_error *err, const char *what,
+               const char *text);
 /* Record the rows an INSERT/UPDATE/DELETE/MERGE result changed. */
 void pg_note_changes(pg_store *db, const PGresult *res);
 /* The monotonic clock, in ms. */

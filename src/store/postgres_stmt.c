@@ -100,7 +100,7 @@ int pg_stmt_buffer_rest(pg_stmt *st, dbmcp_error *err)
         } else if (s == PGRES_TUPLES_OK || s == PGRES_COMMAND_OK) {
             pg_note_changes(db, res);
         } else {
-            buffer_error(st, pg_fail(db, res, err, "step"), err);
+            buffer_error(st, pg_fail_in(db, res, err, "step", st->sql.text), err);
         }
         PQclear(res);
         if (st->buffered_rc == DBMCP_ENOMEM) {
@@ -349,7 +349,7 @@ static int server_prepare(pg_stmt *st, dbmcp_error *err)
                 types[k - 1] = PG_TEXT;
                 retry = 1;
             } else {
-                rc = pg_fail(db, res, err, "prepare");
+                rc = pg_fail_in(db, res, err, "prepare", st->sql.text);
             }
         }
         if (!db->broken) {
@@ -458,6 +458,7 @@ int pg_prepare(store *h, const char *sql, store_stmt **out, dbmcp_error *err)
 {
     pg_store *db = (pg_store *)h;
     *out = NULL;
+    store_failure_set(&db->failure, STORE_FAILURE_OTHER, NULL);
     size_t len = strlen(sql);
     if (pg_is_readonly(db) && db->budget_on && db->budget.sql_bytes > 0 &&
         len > (size_t)db->budget.sql_bytes)
@@ -623,11 +624,13 @@ static int over_budget(pg_stmt *st, const PGresult *row, dbmcp_error *err)
         size_t len = (size_t)PQgetlength(row, 0, i);
         if (st->col_types[i] == PG_BYTEA && len >= 2)
             len = (len - 2) / 2;
-        if (len > (size_t)db->budget.value_bytes)
+        if (len > (size_t)db->budget.value_bytes) {
+            store_failure_set(&db->failure, STORE_FAILURE_VALUE_TOO_BIG, NULL);
             return dbmcp_error_set_private(err, DBMCP_ETOOBIG, "a value is larger than allowed",
                                            "step: column %s holds %zu bytes, more than the budget "
                                            "of %d",
                                            st->col_names[i], len, db->budget.value_bytes);
+        }
     }
     return 0;
 }
@@ -677,7 +680,7 @@ static int next_row(pg_stmt *st, dbmcp_error *err)
     if (s == PGRES_COPY_IN || s == PGRES_COPY_OUT || s == PGRES_COPY_BOTH)
         rc = dbmcp_error_set(err, DBMCP_EINVAL, "COPY to or from the client is not supported");
     else
-        rc = pg_fail(db, res, err, "step");
+        rc = pg_fail_in(db, res, err, "step", st->sql.text);
     PQclear(res);
     if (db->streaming == st) {
         if (s == PGRES_COPY_IN)

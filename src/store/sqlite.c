@@ -60,6 +60,7 @@ typedef struct sqlite_store {
     size_t refusal_size;  /* bytes of refusal */
     int budget_on;        /* a query budget is in force (store_set_query_budget) */
     int opened_limits[BUDGET_LIMITS]; /* the budget's limits before it, restored without one */
+    store_failure failure; /* the class of the last failed prepare or step (store_last_failure) */
 } sqlite_store;
 
 typedef struct sqlite_stmt {
@@ -100,8 +101,56 @@ static int map_sqlite_code(int rc)
     }
 }
 
+/* The message's rest after prefix, when it starts with prefix; else NULL. */
+static const char *after(const char *msg, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(msg, prefix, n) == 0 ? msg + n : NULL;
+}
+
+/* Classify SQLite's refusal of a statement: the result code, then the
+ * shapes of SQLite's messages (fixed English text in every build). */
+static void classify(store_failure *f, int rc, const char *msg)
+{
+    const char *rest;
+    size_t n;
+    store_failure_set(f, STORE_FAILURE_OTHER, NULL);
+    switch (rc & 0xff) {
+    case SQLITE_AUTH: store_failure_set(f, STORE_FAILURE_DENIED, NULL); return;
+    case SQLITE_TOOBIG: store_failure_set(f, STORE_FAILURE_VALUE_TOO_BIG, NULL); return;
+    case SQLITE_MISMATCH: store_failure_set(f, STORE_FAILURE_TYPE_MISMATCH, NULL); return;
+    case SQLITE_ERROR:
+    case SQLITE_SCHEMA: break; /* prepare reports some errors inside a WITH so */
+    default: return;
+    }
+    if (!msg)
+        return;
+    if ((rest = after(msg, "no such table: ")))
+        store_failure_set(f, STORE_FAILURE_UNKNOWN_TABLE, rest);
+    else if ((rest = after(msg, "no such column: ")))
+        store_failure_set(f, STORE_FAILURE_UNKNOWN_COLUMN, rest);
+    else if ((rest = after(msg, "ambiguous column name: ")))
+        store_failure_set(f, STORE_FAILURE_AMBIGUOUS_COLUMN, rest);
+    else if ((rest = after(msg, "no such function: ")))
+        store_failure_set(f, STORE_FAILURE_UNKNOWN_FUNCTION, rest);
+    else if ((rest = after(msg, "wrong number of arguments to function ")))
+        store_failure_setn(f, STORE_FAILURE_ARGUMENTS, rest,
+                           (n = strlen(rest)) >= 2 && strcmp(rest + n - 2, "()") == 0 ? n - 2 : n);
+    else if ((rest = after(msg, "near \"")) && (n = strlen(rest)) > 15 &&
+             strcmp(rest + n - 15, "\": syntax error") == 0)
+        store_failure_setn(f, STORE_FAILURE_SYNTAX, rest, n - 15);
+    else if ((rest = after(msg, "unrecognized token: \"")) && (n = strlen(rest)) > 0)
+        store_failure_setn(f, STORE_FAILURE_SYNTAX, rest, rest[n - 1] == '"' ? n - 1 : n);
+    else if (strcmp(msg, "incomplete input") == 0)
+        store_failure_set(f, STORE_FAILURE_SYNTAX, NULL);
+    else if (strcmp(msg, "malformed JSON") == 0 || after(msg, "datatype mismatch"))
+        store_failure_set(f, STORE_FAILURE_TYPE_MISMATCH, NULL);
+}
+
 static int fail(sqlite_store *db, int rc, dbmcp_error *err, const char *what)
 {
+    if (db && db->db)
+        classify(&db->failure, rc, sqlite3_errmsg(db->db));
     const char *msg = db && db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc);
     return dbmcp_error_set_private(err, map_sqlite_code(rc), "the database refused the request",
                                    "%s: %s", what, msg);
@@ -420,6 +469,7 @@ static int sq_prepare(store *h, const char *sql, store_stmt **out, dbmcp_error *
 {
     sqlite_store *db = (sqlite_store *)h;
     *out = NULL;
+    store_failure_set(&db->failure, STORE_FAILURE_OTHER, NULL);
     sqlite3_stmt *st = NULL;
     const char *tail = NULL;
     int rc = sqlite3_prepare_v3(db->db, sql, -1, 0, &st, &tail);
@@ -459,10 +509,17 @@ static void sq_reset(store_stmt *h)
     st->last_param = 0;
 }
 
-static int timeout_error(dbmcp_error *err)
+static int timeout_error(sqlite_store *db, dbmcp_error *err)
 {
+    store_failure_set(&db->failure, STORE_FAILURE_TIME_LIMIT, NULL);
     return dbmcp_error_set_private(err, DBMCP_ETIMEOUT, "the query took too long",
                                    "step: time limit exceeded");
+}
+
+static int cancelled_error(sqlite_store *db, dbmcp_error *err)
+{
+    store_failure_set(&db->failure, STORE_FAILURE_CANCELLED, NULL);
+    return dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled by the client");
 }
 
 static int sq_step(store_stmt *h, dbmcp_error *err)
@@ -473,23 +530,25 @@ static int sq_step(store_stmt *h, dbmcp_error *err)
      * interrupt when the next statement starts, so it is honoured here. */
     int fired = atomic_load(&db->watch.fired);
     if (fired == 1 || (fired && !(db->cancel && *db->cancel)))
-        return timeout_error(err);
+        return timeout_error(db, err);
     if (fired)
-        return dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled by the client");
+        return cancelled_error(db, err);
     int rc = sqlite3_step(st->st);
     if (rc == SQLITE_ROW)
         return STORE_ROW;
     if (rc == SQLITE_DONE)
         return STORE_DONE;
     if ((rc & 0xff) == SQLITE_INTERRUPT && (db->timed_out || atomic_load(&db->watch.fired) == 1))
-        return timeout_error(err);
+        return timeout_error(db, err);
     if ((rc & 0xff) == SQLITE_INTERRUPT && db->cancel && *db->cancel)
-        return dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled by the client");
-    if ((rc & 0xff) == SQLITE_NOMEM && db->memory_budget && sqlite_memory_budget_hit())
+        return cancelled_error(db, err);
+    if ((rc & 0xff) == SQLITE_NOMEM && db->memory_budget && sqlite_memory_budget_hit()) {
+        store_failure_set(&db->failure, STORE_FAILURE_MEMORY, NULL);
         return dbmcp_error_set_private(
             err, DBMCP_ETOOBIG, "the query needed more memory than its budget",
             "step: the statement needed more than its memory budget of %zu bytes",
             db->memory_budget);
+    }
     return fail(db, rc, err, "step");
 }
 
@@ -828,6 +887,11 @@ static const int budget_categories[BUDGET_LIMITS] = {
     SQLITE_LIMIT_LENGTH,     SQLITE_LIMIT_SQL_LENGTH,      SQLITE_LIMIT_LIKE_PATTERN_LENGTH,
     SQLITE_LIMIT_EXPR_DEPTH, SQLITE_LIMIT_COMPOUND_SELECT, SQLITE_LIMIT_ATTACHED};
 
+static void sq_last_failure(store *h, store_failure *out)
+{
+    *out = ((sqlite_store *)h)->failure;
+}
+
 static void sq_set_query_budget(store *h, const store_query_budget *budget)
 {
     sqlite_store *db = (sqlite_store *)h;
@@ -894,4 +958,5 @@ const store_driver sqlite_store_driver = {
     .trusted_end = sq_trusted_end,
     .guard_explain = sq_guard_explain,
     .set_query_budget = sq_set_query_budget,
+    .last_failure = sq_last_failure,
 };

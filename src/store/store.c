@@ -310,3 +310,12 @@ int store_call_unfit(const store *db)
 {
     return (db->flags & STORE_FLAG_UNFIT) != 0;
 }
+
+/* --- why a statement failed ------------------------------------------------------ */
+
+void store_last_failure(store *db, store_failure *out)
+{
+    memset(out, 0, sizeof *out);
+    if (db)
+        db->driver->last_failure(db, out);
+}

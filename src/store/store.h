@@ -290,6 +290,52 @@ typedef struct store_query_budget {
  * budget is copied. */
 void store_set_query_budget(store *db, const store_query_budget *budget);
 
+/* --- why a statement failed (agent SQL, report tools, sql templates) ---- */
+
+/* The class of an engine's refusal of a statement, the same on every
+ * engine (SQLite: result codes and the shapes of its messages; PostgreSQL:
+ * the SQLSTATE and the error position), so callers can tell an agent what
+ * to correct without reading an engine's English. */
+typedef enum store_failure_kind {
+    STORE_FAILURE_OTHER = 0,        /* none of the classes below, or no failure */
+    STORE_FAILURE_UNKNOWN_TABLE,    /* name: the table as written (maybe schema-qualified) */
+    STORE_FAILURE_UNKNOWN_COLUMN,   /* name: the column as written, its qualifier included */
+    STORE_FAILURE_AMBIGUOUS_COLUMN, /* name: a column several tables of the query hold */
+    STORE_FAILURE_UNKNOWN_FUNCTION, /* name: a function no one defines (SQLite) */
+    STORE_FAILURE_ARGUMENTS,        /* name: a function called with arguments it does not take
+                                       (SQLite: their number; PostgreSQL: number or types) */
+    STORE_FAILURE_SYNTAX,           /* name: the token near which; "" at the end of the text */
+    STORE_FAILURE_TYPE_MISMATCH,    /* a value or operator of the wrong type; name: the token
+                                       at fault when the engine points at one, else "" */
+    STORE_FAILURE_DIVISION_BY_ZERO, /* name "" */
+    STORE_FAILURE_GROUPING,         /* name: a column outside GROUP BY and any aggregate */
+    STORE_FAILURE_DENIED,           /* the guard refused (an internal or unreadable object,
+                                       a function off the allowlist); name "": the object
+                                       may be one the caller must not learn of */
+    STORE_FAILURE_TIME_LIMIT,       /* the time limit (store_set_time_limit) stopped it */
+    STORE_FAILURE_CANCELLED,        /* the cancel flag stopped it */
+    STORE_FAILURE_VALUE_TOO_BIG,    /* a value past the query budget's value_bytes */
+    STORE_FAILURE_MEMORY            /* past the memory budget (store_set_memory_budget) */
+} store_failure_kind;
+
+/* Room for store_failure.name: longer names are cut. */
+#define STORE_FAILURE_NAME_MAX 256
+
+typedef struct store_failure {
+    store_failure_kind kind;
+    /* The offending name or token, as the statement or the engine spells
+     * it: raw bytes (any characters, cut to fit), never shown unescaped. */
+    char name[STORE_FAILURE_NAME_MAX];
+} store_failure;
+
+/* The class of the last failure of store_prepare or store_step on db
+ * (kind STORE_FAILURE_OTHER when the last statement prepared on db has
+ * not failed). Read it right after the failing call: the next
+ * store_prepare forgets it. */
+void store_last_failure(store *db, store_failure *out);
+/* A short stable name of kind ("unknown_table", "syntax", …). */
+const char *store_failure_kind_name(store_failure_kind kind);
+
 /* --- one call on a query connection (agent SQL, report tools, sql templates) --- */
 
 /* The names and bounds of one call's SQL. */

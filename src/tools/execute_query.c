@@ -42,6 +42,7 @@
 #include "tools/execute_query.h"
 #include "tools/render.h"
 #include "tools/sql_admission.h"
+#include "tools/sql_failure.h"
 
 #define EXECUTE_QUERY_MAX_ROWS_DEFAULT 25
 #define EXECUTE_QUERY_MAX_ROWS_LIMIT 500
@@ -55,8 +56,8 @@
 #define EXECUTE_QUERY_TIMEOUT_CEILING (10 * 60 * 1000)
 #define EXECUTE_QUERY_CELL_CEILING 1000000
 
-/* The one sentence a database failure shows the agent; dispatch appends
- * " (call id …)". */
+/* The sentence a database failure of no class sql_failure.h explains
+ * shows the agent; dispatch appends " (call id …)". */
 #define EXECUTE_QUERY_FAILED "The query failed. The details are in the operator log"
 
 /* A setting as a number clamped to [lo, hi]; def when unset or not a
@@ -99,30 +100,25 @@ void execute_query_settings_load(tool_env *env, execute_query_settings *s)
                  sql_admission_dialect_functions(s->dialect));
 }
 
-/* Replace a store error's public message with what the agent may see. */
-static int safe_failure(int rc, const execute_query_settings *s, dbmcp_error *err)
+/* Replace a store error's public message with what the agent may see:
+ * the class of the failure f (sql_failure.h), else the one generic
+ * sentence; the operator message keeps the engine's detail. */
+static int safe_failure(store *db, const char *sql, int rc, const store_failure *f,
+                        const execute_query_settings *s, const store_call *call, dbmcp_error *err)
 {
-    if (rc == DBMCP_ETIMEOUT && strstr(err->message, "cancelled"))
-        return dbmcp_error_set_private(err, rc, "The query was cancelled", "%s", err->message);
     char detail[sizeof err->message];
     snprintf(detail, sizeof detail, "execute_query: %.1000s", err->message);
-    if (rc == DBMCP_ETIMEOUT) {
-        dbmcp_error_set_private(err, rc, "", "%s", detail);
-        snprintf(err->public_message, sizeof err->public_message,
-                 "The query was stopped at the time limit of %d ms. Filter or aggregate in SQL so "
-                 "it finishes sooner",
-                 s->timeout_ms);
-        return rc;
-    }
-    if (rc == DBMCP_ENOMEM)
-        return dbmcp_error_set_private(err, rc, "The server ran out of memory for this query", "%s",
-                                       detail);
-    if (rc == DBMCP_ETOOBIG && strstr(err->message, "memory budget"))
-        return dbmcp_error_set_private(err, rc,
-                                       "The query needed more memory than this server allows for "
-                                       "one call. Filter or aggregate in SQL so it holds less",
-                                       "%s", detail);
-    return dbmcp_error_set_private(err, rc, EXECUTE_QUERY_FAILED, "%s", detail);
+    dbmcp_error_set_private(err, rc, EXECUTE_QUERY_FAILED, "%s", detail);
+    sql_failure_context c = {
+        .sql = sql,
+        .dialect = s->dialect,
+        .timeout_ms = s->timeout_ms,
+        .timeout_setting = "query.timeout_ms",
+        .memory_bytes = call ? call->memory_bytes : 0,
+        .value_bytes = s->max_value_bytes,
+        .functions = s->functions,
+    };
+    return sql_failure_explain(db, rc, f, &c, err);
 }
 
 int execute_query_run(store *db, const char *sql, const execute_query_settings *s,
@@ -132,10 +128,11 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
     *text = NULL;
     *rows = 0;
     dbmcp_error ignored;
+    store_failure failure = {0};
     int rc = store_set_function_allowlist(db, s->functions, err);
     if (rc) {
         store_set_function_allowlist(db, NULL, &ignored); /* drop a partial list */
-        return safe_failure(rc, s, err);
+        return safe_failure(db, sql, rc, &failure, s, call, err);
     }
     store_query_budget budget = {
         .value_bytes = s->max_value_bytes,
@@ -151,13 +148,15 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
      * again when the server could not type a parameter; run inside it. */
     store_stmt *st = NULL;
     rc = store_prepare(db, sql, &st, err);
+    if (rc)
+        store_last_failure(db, &failure);
     int in_call = 0;
     if (!rc && call && (rc = store_call_begin(db, call, err)) == 0)
         in_call = 1;
     render_table table;
     render_table_init(&table, (render_limits){max_rows, s->cell_max, s->byte_cap});
-    if (!rc)
-        rc = render_table_from_stmt(&table, st, cancelled, err);
+    if (!rc && (rc = render_table_from_stmt(&table, st, cancelled, err)) != 0)
+        store_last_failure(db, &failure);
     store_finalize(st);
     if (in_call)
         store_call_end(db); /* an unfit handle is closed by the pool */
@@ -172,7 +171,7 @@ int execute_query_run(store *db, const char *sql, const execute_query_settings *
     store_set_time_limit(db, 0);
     store_set_query_budget(db, NULL);
     store_set_function_allowlist(db, NULL, &ignored);
-    return rc ? safe_failure(rc, s, err) : 0;
+    return rc ? safe_failure(db, sql, rc, &failure, s, call, err) : 0;
 }
 
 /* Stage 3: the rows to show and, when the agent asked for more than the

@@ -23,9 +23,12 @@
  *                 model=… * /` so database-side logs join the audit
  *   6–7 cells and rendering   render.h with query.cell_max and
  *                 query.byte_cap
- *   8 safe failure  a database error reaches the agent as one generic
+ *   8 safe failure  a database error reaches the agent as one sentence
+ *                 it can act on (tools/sql_failure.h: unknown table or
+ *                 column with close names it may see, syntax error near a
+ *                 token, a limit and its value, …), else as one generic
  *                 sentence (dispatch adds the call id); the operator log
- *                 and the audit row keep the detail
+ *                 and the audit row keep the engine's detail
  *
  * The connection's own settings (function allowlist, budget, time limit)
  * are restored before the handler returns: the handle goes back to a pool
@@ -72,7 +75,8 @@ void execute_query_settings_load(tool_env *env, execute_query_settings *s);
  * store/pg_guard.h; NULL: none), at most max_rows rows shown. On success
  * *text is the rendered table (caller frees) and *rows the rows shown. On
  * failure err->message has the operator detail and err->public_message
- * the sentence for the agent. The guards are removed again before
+ * the sentence for the agent (sql_failure.h), read from db's schema after
+ * the statement's guards are lifted. The guards are removed again before
  * returning. Exposed for the hostile-input tests, which send refused text
  * straight to the engine to prove it harmless. */
 int execute_query_run(store *db, const char *sql, const execute_query_settings *s,

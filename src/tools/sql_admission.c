@@ -647,6 +647,15 @@ static void name_of(const admission *a, const sql_token *t, char *out, size_t si
         token_name(a->sql, t, out, size);
 }
 
+void sql_dialect_token_name(sql_dialect dialect, const char *sql, size_t len, const sql_token *t,
+                            char *out, size_t size)
+{
+    if (dialect == SQL_DIALECT_POSTGRES)
+        sql_pg_token_name(sql, len, t, out, size);
+    else
+        token_name(sql, t, out, size);
+}
+
 /* Characters before byte offset `at` (the text is valid UTF-8). */
 static size_t char_offset(const char *s, size_t at)
 {

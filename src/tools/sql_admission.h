@@ -258,5 +258,10 @@ sql_token_kind sql_dialect_next_token(sql_dialect dialect, const char *sql, size
  * and with doubled quotes undone, a U&"…" name with its Unicode escapes
  * decoded (honouring a UESCAPE 'c' after it). */
 void sql_pg_token_name(const char *sql, size_t len, const sql_token *t, char *out, size_t size);
+/* The name the dialect reads in token t: sql_pg_token_name on PostgreSQL;
+ * on SQLite a bare word as written, a "quoted", [bracketed] or `quoted`
+ * name without its quotes and with doubled quotes undone. */
+void sql_dialect_token_name(sql_dialect dialect, const char *sql, size_t len, const sql_token *t,
+                            char *out, size_t size);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "core/ids.h"
 #include "tools/render.h"
+#include "tools/sql_failure.h"
 #include "tools/tool.h"
 
 #define SQL_TOOL_DEFAULT_MAX_ROWS 100
@@ -116,6 +117,22 @@ static render_limits sql_tool_limits(tool_env *env)
     return limits;
 }
 
+/* The agent's sentence for the failure rc of the tool's SQL (sql_failure.h). */
+static int report_failure(tool_env *env, int rc, const store_failure *f, int timeout_ms,
+                          dbmcp_error *err)
+{
+    sql_failure_context c = {
+        .sql = env->tool->handler,
+        .dialect = strcmp(store_dialect(env->query_db), "postgres") == 0 ? SQL_DIALECT_POSTGRES
+                                                                         : SQL_DIALECT_SQLITE,
+        .operator_sql = 1,
+        .timeout_ms = timeout_ms,
+        .timeout_setting = "report.timeout_ms",
+        .memory_bytes = tool_store_call(env, timeout_ms).memory_bytes,
+    };
+    return sql_failure_explain(env->query_db, rc, f, &c, err);
+}
+
 /* Run the tool's SQL with its arguments bound and answer with the table;
  * out->audit_sql gets the text as run, whether it succeeds or not. */
 int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
@@ -139,9 +156,12 @@ int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp
      * before, so the driver may prepare it again when the server could not
      * type a parameter. */
     store_stmt *st = NULL;
+    store_failure failure;
     int rc = store_prepare(env->query_db, sql, &st, err);
-    if (rc)
-        return rc;
+    if (rc) {
+        store_last_failure(env->query_db, &failure);
+        return report_failure(env, rc, &failure, timeout_ms, err);
+    }
     store_call call = tool_store_call(env, timeout_ms);
     rc = store_call_begin(env->query_db, &call, err);
     if (rc) {
@@ -152,11 +172,12 @@ int tools_sql_handler(tool_env *env, const json_t *args, tool_output *out, dbmcp
     render_table table;
     render_table_init(&table, sql_tool_limits(env));
     rc = render_table_from_stmt(&table, st, env->cancelled, err);
+    store_last_failure(env->query_db, &failure);
     store_finalize(st);
     store_call_end(env->query_db); /* an unfit handle is closed by the pool */
     if (rc < 0) {
         render_table_free(&table);
-        return rc;
+        return report_failure(env, rc, &failure, timeout_ms, err);
     }
     int64_t rows = table.rows; /* finish resets the table */
     char *text = render_table_finish(&table, ids_monotonic_ms() - start);

@@ -14,8 +14,10 @@
 //   "expect": "ok" with "engine":
 //     "rows"      exit 0; the table holds "output_contains" and not
 //                 "output_excludes"
-//     "failed"    refused by the server: exit 1, the agent gets "The query
-//                 failed", the operator log holds "engine_error"
+//     "failed"    refused by the server: exit 1, the agent gets one of the
+//                 sentences of tools/sql_failure.h ("The query failed",
+//                 "Unknown table …", "Syntax error near …", …), never the
+//                 server's own message; the operator log holds "engine_error"
 //     "timeout"   exit 1, "stopped at the time limit"
 // and never, in anything dbmcp prints, the MARKER of a secret. Text the
 // tool's input schema refuses (empty, too long) counts as refused one stage
@@ -32,7 +34,11 @@ import { join } from "node:path";
 
 const [bin, db, dir, marker] = process.argv.slice(2);
 const SUITE_TIMEOUT_MS = 2000;
-const SHOWN_ROWS = 26; // what pg_guard_run fetches: 25 and one more
+const SHOWN_ROWS = 26;
+// The starts of the sentences a failed query may show (tools/sql_failure.h).
+const FAILURE_STARTS = ["The query failed", "The server ran out of memory", "Unknown table ", "Unknown column ",
+  "Unknown function ", "Syntax error", "Type mismatch", "Function ", "Column ", "Division by zero",
+  "A value the query builds", "The query needed more memory"]; // what pg_guard_run fetches: 25 and one more
 const env = { ...process.env, DBMCP_LOG: "warn" };
 
 function run(args) {
@@ -106,7 +112,7 @@ function verdict(c) {
       if (c.output_excludes && r.out.includes(c.output_excludes)) return `output holds "${c.output_excludes}": ${r.out.slice(0, 500)}`;
       return null;
     case "failed":
-      if (r.status !== 1 || !r.out.startsWith("The query failed")) return `expected the server to refuse it, got ${shown}`;
+      if (r.status !== 1 || !FAILURE_STARTS.some((s) => r.out.startsWith(s))) return `expected the server to refuse it, got ${shown}`;
       if (c.engine_error && !line.includes(c.engine_error)) return `server error lacks "${c.engine_error}": ${line}`;
       return null;
     case "timeout":

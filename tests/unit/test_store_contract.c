@@ -465,6 +465,71 @@ static void test_constraint_codes(void **state)
     assert_int_equal(query_int(f->rw, sqlf("SELECT count(*) FROM %s", p)), 1);
 }
 
+/* The class store_last_failure gives sql's failure (prepare or first
+ * step), its name copied to name. */
+static store_failure_kind failure_of(store *db, const char *sql, char *name, size_t size)
+{
+    dbmcp_error err;
+    store_stmt *st = NULL;
+    int rc = store_prepare(db, sql, &st, &err);
+    if (!rc) {
+        rc = store_step(st, &err);
+        rc = rc < 0 ? rc : 0;
+    }
+    store_failure f;
+    store_last_failure(db, &f);
+    store_finalize(st);
+    snprintf(name, size, "%s", f.name);
+    return rc ? f.kind : STORE_FAILURE_OTHER;
+}
+
+/* Engine errors become the same neutral classes on both engines, with the
+ * offending name or token (store.h, "why a statement failed"). */
+static void test_failure_classes(void **state)
+{
+    fixture *f = *state;
+    const char *t = table(f, "classes");
+    exec_ok(f->rw, sqlf("CREATE TABLE %s (a INTEGER, b TEXT)", t));
+    char name[STORE_FAILURE_NAME_MAX];
+    assert_int_equal(failure_of(f->rw, sqlf("SELECT nme FROM %s", t), name, sizeof name),
+                     STORE_FAILURE_UNKNOWN_COLUMN);
+    assert_string_equal(name, "nme");
+    assert_int_equal(failure_of(f->rw, "SELECT * FROM no_such_table_x", name, sizeof name),
+                     STORE_FAILURE_UNKNOWN_TABLE);
+    assert_non_null(strstr(name, "no_such_table_x"));
+    assert_int_equal(failure_of(f->rw, sqlf("SELECT * FORM %s", t), name, sizeof name),
+                     STORE_FAILURE_SYNTAX);
+    assert_string_equal(name, "FORM");
+    assert_int_equal(failure_of(f->rw, sqlf("SELECT * FROM %s WHERE", t), name, sizeof name),
+                     STORE_FAILURE_SYNTAX);
+    assert_string_equal(name, "");
+    assert_int_equal(failure_of(f->rw, sqlf("SELECT upper() FROM %s", t), name, sizeof name),
+                     STORE_FAILURE_ARGUMENTS);
+    assert_string_equal(name, "upper");
+    assert_int_equal(failure_of(f->rw, sqlf("SELECT a FROM %s x, %s y", t, t), name, sizeof name),
+                     STORE_FAILURE_AMBIGUOUS_COLUMN);
+    /* A statement prepared after a failure starts clean. */
+    assert_int_equal(failure_of(f->rw, sqlf("SELECT a FROM %s", t), name, sizeof name),
+                     STORE_FAILURE_OTHER);
+    store_failure clean;
+    store_last_failure(f->rw, &clean);
+    assert_int_equal(clean.kind, STORE_FAILURE_OTHER);
+    if (!f->pg) /* SQLite: 1/0 is NULL, text + 1 a number */
+        return;
+    assert_int_equal(failure_of(f->rw, "SELECT 1 / 0", name, sizeof name),
+                     STORE_FAILURE_DIVISION_BY_ZERO);
+    assert_int_equal(failure_of(f->rw, "SELECT 'abc'::integer", name, sizeof name),
+                     STORE_FAILURE_TYPE_MISMATCH);
+    assert_string_equal(name, "'abc'");
+    assert_int_equal(failure_of(f->rw, sqlf("SELECT b + 1 FROM %s", t), name, sizeof name),
+                     STORE_FAILURE_TYPE_MISMATCH);
+    assert_string_equal(name, "+");
+    assert_int_equal(
+        failure_of(f->rw, sqlf("SELECT a, b FROM %s GROUP BY a", t), name, sizeof name),
+        STORE_FAILURE_GROUPING);
+    assert_string_equal(name, "b");
+}
+
 static void test_readonly_refuses_writes(void **state)
 {
     fixture *f = *state;
@@ -1075,6 +1140,7 @@ int main(void)
         CONTRACT_TEST(test_blobs),
         CONTRACT_TEST(test_columns_before_first_step),
         CONTRACT_TEST(test_constraint_codes),
+        CONTRACT_TEST(test_failure_classes),
         CONTRACT_TEST(test_readonly_refuses_writes),
         CONTRACT_TEST(test_verify_readonly),
         CONTRACT_TEST(test_time_limit),

@@ -2,8 +2,10 @@
  * cli.h — the command line: a table of subcommands, each with its flags,
  * usage and help text, parsed by one parser. A flag is given at most once
  * (a repeated one is a usage error, never a silent override). Exit codes:
- * 0 ok, 1 runtime failure, 2 usage error. Only the CLI and the stdio
- * transport write to stdout.
+ * 0 ok, 1 runtime failure, 2 usage error. A command group named without
+ * its subcommand (`dbmcp tools`) is a usage error: the group's commands
+ * are listed on stderr (`dbmcp help tools` lists them on stdout, exit 0).
+ * Only the CLI and the stdio transport write to stdout.
  */
 #ifndef DBMCP_CLI_H
 #define DBMCP_CLI_H
@@ -18,7 +20,9 @@
 #define CLI_FAIL 1
 #define CLI_USAGE 2
 #define CLI_MAX_FLAGS 24
-#define CLI_MAX_ARGS 16
+/* max_args of a command taking any number of arguments (as many as the
+ * system passes: its ARG_MAX is the bound). */
+#define CLI_ANY_ARGS 0x7fffffff
 
 typedef struct cli_flag_spec {
     const char *name;       /* without the leading "--" */
@@ -40,8 +44,8 @@ typedef struct cli_command {
 
 struct cli_args {
     const cli_command *cmd;
-    int argc; /* positional arguments */
-    const char *argv[CLI_MAX_ARGS];
+    int argc;                          /* positional arguments */
+    const char **argv;                 /* argc of them, in order (main's array, not owned) */
     const char *values[CLI_MAX_FLAGS]; /* per flag: value, "1" for booleans, or NULL */
 };
 
@@ -59,6 +63,18 @@ int cli_fail(const dbmcp_error *err);
  * escaping, else an escaped copy that stays valid for the next 32 calls
  * (enough for one printed row); NULL stays NULL. */
 const char *cli_safe(const char *s);
+/* Flag values (flag_values.c). Each returns CLI_OK (also when the flag is
+ * absent: the output is then left as it was) or prints a usage error that
+ * names the accepted forms and returns CLI_USAGE. */
+/* A whole number from lo to hi into *out. */
+int cli_int_flag(const cli_args *a, const char *name, int lo, int hi, int *out);
+/* A UTC time (YYYY-MM-DD[THH:MM[:SS[.fff]]][Z], a space for the T): *value
+ * is the time as stored times are written (with a T, in out), NULL when
+ * the flag is absent. */
+int cli_time_flag(const cli_args *a, const char *name, char out[32], const char **value);
+/* One of choices (NULL-terminated): *value is the flag's value or NULL. */
+int cli_choice_flag(const cli_args *a, const char *name, const char *const *choices,
+                    const char **value);
 /* The database URL: --db, else $DBMCP_DB, else ./dbmcp.db. */
 const char *cli_db_url(const cli_args *a);
 /* Open the catalog database read-write, checking (and migrating) the

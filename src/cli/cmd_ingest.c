@@ -24,20 +24,6 @@
 
 /* --- flags ------------------------------------------------------------------- */
 
-static int parse_int_flag(const cli_args *a, const char *name, int lo, int hi, int *out)
-{
-    const char *v = cli_flag(a, name);
-    if (!v)
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno || end == v || *end || n < lo || n > hi)
-        return cli_usage_error(a->cmd, "--%s must be an integer from %d to %d", name, lo, hi);
-    *out = (int)n;
-    return 0;
-}
-
 /* --meta key=value[,key=value…] (a comma inside a value written \,), or a
  * JSON object. *out is a new object. */
 static int parse_meta(const cli_args *a, json_t **out)
@@ -116,9 +102,9 @@ static int options_from_flags(cli_args *a, store *db, ingest_options *o, json_t 
         return cli_usage_error(a->cmd, "--chunk must be structure or tokens");
     if (strategy)
         o->chunk.strategy = strcmp(strategy, "tokens") == 0 ? CHUNK_TOKENS : CHUNK_STRUCTURE;
-    int rc = parse_int_flag(a, "max-tokens", 16, 4096, &o->chunk.max_tokens);
+    int rc = cli_int_flag(a, "max-tokens", 16, 4096, &o->chunk.max_tokens);
     if (!rc)
-        rc = parse_int_flag(a, "overlap", 0, 4095, &o->chunk.overlap);
+        rc = cli_int_flag(a, "overlap", 0, 4095, &o->chunk.overlap);
     if (rc)
         return rc;
     if (o->chunk.overlap >= o->chunk.max_tokens) {
@@ -349,7 +335,7 @@ const cli_command cli_cmd_ingest = {
     "ingest.pdf_timeout_ms or ingest.html_max_attributes) leaves the collection exactly as\n"
     "it was. See docs/search.md and docs/security.md (Limits under attack).",
     1,
-    CLI_MAX_ARGS,
+    CLI_ANY_ARGS,
     ingest_flags,
     run_ingest,
 };

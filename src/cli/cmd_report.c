@@ -372,32 +372,29 @@ static void print_cut(const char *raw, size_t max)
 
 static int run_top_queries(cli_args *a)
 {
-    long limit = 20;
-    const char *limit_text = cli_flag(a, "limit");
-    if (limit_text) {
-        char *end;
-        limit = strtol(limit_text, &end, 10);
-        if (*end || limit < 1)
-            return cli_usage_error(a->cmd, "--limit must be a positive integer");
-    }
+    int limit = 20;
+    char since_buf[32];
+    const char *since = NULL;
+    if (cli_int_flag(a, "limit", 1, 1000000, &limit) ||
+        cli_time_flag(a, "since", since_buf, &since))
+        return CLI_USAGE;
     store *db = cli_open_catalog(a);
     if (!db)
         return CLI_FAIL;
     top_state s = {json_object(), NULL, 0, 0, 0, 0};
     dbmcp_error err;
-    int rc = reg_audit_sql_texts(db, "execute_query", cli_flag(a, "since"), TOP_QUERIES_SCAN,
-                                 group_query, &s, &err);
+    int rc =
+        reg_audit_sql_texts(db, "execute_query", since, TOP_QUERIES_SCAN, group_query, &s, &err);
     store_close(db);
     if (!rc && s.oom)
         rc = dbmcp_error_set(&err, DBMCP_ENOMEM, "out of memory");
     if (!rc && s.n == 0) {
         fprintf(stderr, "dbmcp: no successful execute_query calls with recorded SQL%s%s\n",
-                cli_flag(a, "since") ? " since " : "",
-                cli_flag(a, "since") ? cli_flag(a, "since") : "");
+                since ? " since " : "", since ? since : "");
     } else if (!rc) {
         qsort(s.groups, s.n, sizeof *s.groups, compare_groups);
         printf("%5s  %-24s  %-36s  %s\n", "CALLS", "LAST USED", "LAST CALL ID", "QUERY");
-        for (size_t i = 0; i < s.n && (long)i < limit; i++) {
+        for (size_t i = 0; i < s.n && (int)i < limit; i++) {
             printf("%5ld  %-24s  %-36s  ", s.groups[i].count, cli_safe(s.groups[i].last_ts),
                    cli_safe(s.groups[i].last_call));
             print_cut(s.groups[i].key, TOP_QUERIES_SHOWN);

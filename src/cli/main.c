@@ -147,6 +147,32 @@ static const cli_command *find_command(int argc, char **argv, int *used)
     return c ? c : find_in(cli_admin_commands, argv[1]);
 }
 
+/* Whether word is the first word of some "word sub" command. */
+static int is_group(const char *word)
+{
+    size_t len = strlen(word);
+    const cli_command *const *tables[] = {core_commands, cli_admin_commands};
+    for (size_t t = 0; t < 2; t++)
+        for (int i = 0; tables[t][i]; i++)
+            if (strncmp(tables[t][i]->name, word, len) == 0 && tables[t][i]->name[len] == ' ')
+                return 1;
+    return 0;
+}
+
+/* The commands of group word, one a line with their summaries. */
+static void print_group(FILE *f, const char *word)
+{
+    size_t len = strlen(word);
+    const cli_command *const *tables[] = {core_commands, cli_admin_commands};
+    fprintf(f, "commands of dbmcp %s:\n", word);
+    for (size_t t = 0; t < 2; t++)
+        for (int i = 0; tables[t][i]; i++)
+            if (strncmp(tables[t][i]->name, word, len) == 0 &&
+                (tables[t][i]->name[len] == ' ' || tables[t][i]->name[len] == '\0'))
+                fprintf(f, "  dbmcp %-26s %s\n", tables[t][i]->name, tables[t][i]->summary);
+    fprintf(f, "(`dbmcp help %s list` and the like show one command's flags)\n", word);
+}
+
 static int flag_index(const cli_command *cmd, const char *name, size_t len)
 {
     for (int i = 0; cmd->flags && cmd->flags[i].name; i++)
@@ -155,10 +181,13 @@ static int flag_index(const cli_command *cmd, const char *name, size_t len)
     return -1;
 }
 
+/* a->argv must have room for argc entries. */
 static int parse_args(const cli_command *cmd, int argc, char **argv, cli_args *a)
 {
+    const char **positional = a->argv;
     memset(a, 0, sizeof *a);
     a->cmd = cmd;
+    a->argv = positional;
     int only_positional = 0;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -190,8 +219,6 @@ static int parse_args(const cli_command *cmd, int argc, char **argv, cli_args *a
             }
             continue;
         }
-        if (a->argc >= CLI_MAX_ARGS)
-            return cli_usage_error(cmd, "too many arguments");
         a->argv[a->argc++] = arg;
     }
     if (a->argc < cmd->min_args)
@@ -230,8 +257,12 @@ static void help_all(void)
         printf("  %-26s %s\n", core_commands[i]->name, core_commands[i]->summary);
     for (int i = 0; cli_admin_commands[i]; i++)
         printf("  %-26s %s\n", cli_admin_commands[i]->name, cli_admin_commands[i]->summary);
-    printf("  %-26s %s\n", "help [COMMAND]", "Show this list or one command's flags");
+    printf("  %-26s %s\n", "help [COMMAND]",
+           "Show this list, a group's commands or one command's flags");
+    printf("  %-26s %s\n", "--version", "Print dbmcp's version");
     printf("\nThe database is --db PATH, else $DBMCP_DB, else ./dbmcp.db.\n"
+           "A command group without its subcommand (`dbmcp tools`) is a usage error that\n"
+           "lists the group's commands on stderr; `dbmcp help tools` lists them on stdout.\n"
            "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
 }
 
@@ -243,6 +274,10 @@ static int run_help(int argc, char **argv)
     }
     int used;
     const cli_command *cmd = find_command(argc - 1, argv + 1, &used);
+    if (!cmd && argc == 3 && is_group(argv[2])) {
+        print_group(stdout, argv[2]);
+        return CLI_OK;
+    }
     if (!cmd) {
         fprintf(stderr, "dbmcp help: no command named '%s'\n", argv[2]);
         return CLI_USAGE;
@@ -273,6 +308,20 @@ int main(int argc, char **argv)
     }
     int used = 0;
     const cli_command *cmd = find_command(argc, argv, &used);
+    if (!cmd && is_group(argv[1])) {
+        /* A group without (or with an unknown) subcommand: a usage error
+         * that shows what the group holds. */
+        if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+            print_group(stdout, argv[1]);
+            return CLI_OK;
+        }
+        if (argc == 2 || strncmp(argv[2], "-", 1) == 0)
+            fprintf(stderr, "dbmcp %s: missing subcommand\n", argv[1]);
+        else
+            fprintf(stderr, "dbmcp %s: unknown subcommand '%s'\n", argv[1], argv[2]);
+        print_group(stderr, argv[1]);
+        return CLI_USAGE;
+    }
     if (!cmd) {
         fprintf(stderr, "dbmcp: unknown command '%s'\n", argv[1]);
         fprintf(stderr, "usage: dbmcp COMMAND [ARGS] [FLAGS] (see `dbmcp help`)\n");
@@ -284,9 +333,14 @@ int main(int argc, char **argv)
             return CLI_OK;
         }
     }
-    cli_args a;
+    cli_args a = {.argv = calloc((size_t)argc, sizeof(char *))};
+    if (!a.argv) {
+        fprintf(stderr, "dbmcp: out of memory\n");
+        return CLI_FAIL;
+    }
     int rc = parse_args(cmd, argc - 1 - used, argv + 1 + used, &a);
-    if (rc != CLI_OK)
-        return rc;
-    return cmd->run(&a);
+    if (rc == CLI_OK)
+        rc = cmd->run(&a);
+    free(a.argv);
+    return rc;
 }

@@ -54,8 +54,18 @@ const char *cli_flag(const cli_args *a, const char *name);
 /* Print "dbmcp NAME: reason" and the usage to stderr; returns CLI_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Print an error (operator message) to stderr; returns CLI_FAIL. */
+/* Print an error (operator message) to stderr; returns CLI_FAIL. Every
+ * `dbmcp …` hint in it gets the running command's --db (cli_hint_db) when
+ * it names none, and a missing database file gets the `dbmcp init` that
+ * makes it: a hint works when pasted. */
 int cli_fail(const dbmcp_error *err);
+/* " --db WORD" naming the running command's database as a shell word
+ * (a PostgreSQL URI without its password); "" outside a command. Static
+ * storage, valid until the next call. Every hint the CLI prints ends
+ * with it. */
+const char *cli_hint_db(void);
+/* s as one shell word (single-quoted when it needs it) in out. */
+const char *cli_shell_word(const char *s, char *out, size_t size);
 /* Text from the database (names, targets, errors a client chose) made
  * safe for the terminal: control characters, bidirectional overrides and
  * invalid bytes shown as escapes (\x1b, \n, \u202e; core/text_safe.h), so
@@ -91,7 +101,7 @@ extern const cli_command cli_cmd_tools_add_report, cli_cmd_tools_promote, cli_cm
 /* The response repair engine as a filter (cmd_repair.c). */
 extern const cli_command cli_cmd_repair;
 /* Documents into collections, collections to another embedder (cmd_ingest.c). */
-extern const cli_command cli_cmd_ingest, cli_cmd_reembed;
+extern const cli_command cli_cmd_ingest, cli_cmd_reembed, cli_cmd_collections_expose;
 /* Agent memory upkeep: compaction and embedding jobs (cmd_memory.c). */
 extern const cli_command cli_cmd_memory_compact, cli_cmd_memory_jobs;
 /* Thesaurus import and statistics (cmd_thesaurus.c). */

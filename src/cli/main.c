@@ -35,6 +35,7 @@ static const cli_command *const core_commands[] = {
     &cli_cmd_chat,
     &cli_cmd_ingest,
     &cli_cmd_reembed,
+    &cli_cmd_collections_expose,
     &cli_cmd_sql,
     &cli_cmd_dump,
     &cli_cmd_status,
@@ -68,9 +69,107 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+/* The command being run: hints name its database. */
+static const cli_args *running;
+
+/* Whether s can be pasted into a shell as one word without quotes. */
+static int shell_plain(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-", *s))
+            return 0;
+    return 1;
+}
+
+const char *cli_shell_word(const char *s, char *out, size_t size)
+{
+    if (shell_plain(s)) {
+        snprintf(out, size, "%s", s);
+        return out;
+    }
+    size_t n = 0;
+    if (n + 1 < size)
+        out[n++] = '\'';
+    for (; *s && n + 5 < size; s++) {
+        if (*s == '\'') {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    if (n + 1 < size)
+        out[n++] = '\'';
+    out[n] = '\0';
+    return out;
+}
+
+const char *cli_hint_db(void)
+{
+    static char hint[1100];
+    if (!running)
+        return "";
+    const char *url = cli_db_url(running);
+    char word[1024];
+    if (store_url_is_postgres(url)) {
+        /* Never print a password: without it libpq reads PGPASSWORD or
+         * ~/.pgpass; a URI with one is shown as the variable to set. */
+        const char *at = strchr(url, '@');
+        const char *scheme = strstr(url, "://");
+        const char *colon =
+            scheme && at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+        if (strstr(url, "password"))
+            return " --db \"$DBMCP_DB\"";
+        if (colon) {
+            char bare[1024];
+            snprintf(bare, sizeof bare, "%.*s%s", (int)(colon - url), url, at);
+            snprintf(hint, sizeof hint, " --db %s", cli_shell_word(bare, word, sizeof word));
+            return hint;
+        }
+    }
+    snprintf(hint, sizeof hint, " --db %s", cli_shell_word(url, word, sizeof word));
+    return hint;
+}
+
+/* Every `dbmcp …` hint in text that names no --db gets the one of the
+ * running command, so it works when pasted; into out. */
+static void complete_hints(const char *text, char *out, size_t size)
+{
+    size_t n = 0;
+    const char *p = text;
+    out[0] = '\0';
+    while (*p && n + 1 < size) {
+        const char *open = strstr(p, "`dbmcp ");
+        const char *close = open ? strchr(open + 1, '`') : NULL;
+        if (!close) {
+            snprintf(out + n, size - n, "%s", p);
+            return;
+        }
+        int has_db = 0;
+        for (const char *q = open; q < close; q++)
+            if (strncmp(q, " --db", 5) == 0)
+                has_db = 1;
+        int wrote = snprintf(out + n, size - n, "%.*s%s`", (int)(close - p), p,
+                             has_db || strncmp(open, "`dbmcp help", 11) == 0 ? "" : cli_hint_db());
+        if (wrote < 0 || (size_t)wrote >= size - n)
+            return;
+        n += (size_t)wrote;
+        p = close + 1;
+    }
+}
+
 int cli_fail(const dbmcp_error *err)
 {
-    fprintf(stderr, "dbmcp: %s\n", err->message[0] ? err->message : "failed");
+    char text[sizeof err->message + 1200];
+    complete_hints(err->message[0] ? err->message : "failed", text, sizeof text);
+    /* The store names a missing file; the CLI says how to make one. */
+    if (err->code == DBMCP_ENOTFOUND && strncmp(err->message, "database file ", 14) == 0) {
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof text - used, "; create it with `dbmcp init%s`", cli_hint_db());
+    }
+    fprintf(stderr, "dbmcp: %s\n", text);
     return CLI_FAIL;
 }
 
@@ -339,8 +438,10 @@ int main(int argc, char **argv)
         return CLI_FAIL;
     }
     int rc = parse_args(cmd, argc - 1 - used, argv + 1 + used, &a);
+    running = &a;
     if (rc == CLI_OK)
         rc = cmd->run(&a);
+    running = NULL;
     free(a.argv);
     return rc;
 }

@@ -194,16 +194,12 @@ store *cli_open_catalog(const cli_args *a)
     int version = 0;
     int rc = store_schema_version(db, &version, &err);
     /* A PostgreSQL URI may hold a password: the message names the database
-     * by its identity and leaves the --db value to the operator. */
+     * by its identity, the hint by the URI without it (cli_hint_db). */
     int pg = strcmp(store_dialect(db), "postgres") == 0;
-    if (!rc && version == 0 && pg)
+    if (!rc && version == 0)
         rc = dbmcp_error_set(&err, DBMCP_EVERSION,
-                             "database %s is not initialised; run `dbmcp init --db URI` first",
-                             store_identity(db));
-    else if (!rc && version == 0)
-        rc = dbmcp_error_set(&err, DBMCP_EVERSION,
-                             "database %s is not initialised; run `dbmcp init --db %s` first", url,
-                             url);
+                             "database %s is not initialised; run `dbmcp init%s` first",
+                             pg ? store_identity(db) : url, cli_hint_db());
     if (!rc && version < store_schema_latest())
         rc = store_migrate(db, NULL, &err);
     if (!rc)

@@ -18,6 +18,8 @@
 #                           backquotes), and each, pasted as it stands into
 #                           bash in $FILES (dbmcp being $BIN), exits N: a
 #                           hint must name the --db (and --interface) it needs
+#                           (a PostgreSQL hint leaves the password out: it
+#                           runs with PGPASSWORD, as libpq reads it)
 #
 # Engines. Cases run on SQLite or, with DBMCP_TEST_PG, on PostgreSQL
 # (tests/cli/lib/db.sh). A case whose name starts with "[sqlite] " or
@@ -120,7 +122,7 @@ check_one() {
         n=$((n + 1))
         hint="${hint#\`}"
         hint="${hint%\`}"
-        (cd "$FILES" && eval "\"\$BIN\" ${hint#dbmcp }") </dev/null >"$WORK/hint.out" 2>"$WORK/hint.err"
+        (cd "$FILES" && export PGPASSWORD="$(db_password "$DB")" && eval "\"\$BIN\" ${hint#dbmcp }") </dev/null >"$WORK/hint.out" 2>"$WORK/hint.err"
         got=$?
         [ "$got" = "$want" ] || { echo "hint \`$hint\` exits $got, want $want: $(head -c 300 "$WORK/hint.err")"; return 1; }
       done < <(grep -o '`dbmcp [^`]*`' "$WORK/stderr")

@@ -29,7 +29,7 @@ cleanup() {
 trap cleanup EXIT
 
 db=$(test_db conformance)
-"$bin" init --db "$db" 2>/dev/null
+"$bin" init --db "$db" --conformance 2>/dev/null
 db_sql "$db" "UPDATE dbmcp_interfaces SET enabled = 1 WHERE name = 'conformance'"
 # shellcheck source=tests/cli/serve_http.sh
 . "$root/tests/cli/serve_http.sh"

@@ -11,7 +11,7 @@ BIN=$bin WORK=$work
 . tests/cli/lib/db.sh
 trap 'test_db_cleanup; rm -rf "$work"' EXIT
 db=$(test_db v)
-"$bin" init --db "$db" --demo 2>/dev/null
+"$bin" init --db "$db" --demo --conformance 2>/dev/null
 db_sql "$db" "UPDATE dbmcp_interfaces SET enabled = 1 WHERE name = 'conformance'"
 modern='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{}}}'
 run() {

@@ -510,11 +510,18 @@ static int provider_failed(agent_outcome *out, const llm_error *lerr)
                       "The conversation is too long for the language model. Please start a new "
                       "chat.",
                       detail);
-    return finish_fmt(out, AGENT_ERROR, detail,
-                      "I could not get an answer from the language model: %s. Please try again "
-                      "later.",
-                      lerr->base.public_message[0] ? lerr->base.public_message
-                                                   : "the service failed");
+    /* Waiting helps only when the service, not its configuration, failed. */
+    int setup = lerr->kind == LLM_ERR_CONFIG || lerr->kind == LLM_ERR_AUTH ||
+                lerr->kind == LLM_ERR_QUOTA || lerr->kind == LLM_ERR_BAD_REQUEST;
+    const char *next = setup ? "The operator has to correct the language model's settings (the "
+                               "operator log says what is wrong)."
+                       : lerr->kind == LLM_ERR_CONNECT
+                           ? "If this persists, the operator has to check the language model's "
+                             "address (the operator log names it)."
+                           : "Please try again later.";
+    return finish_fmt(
+        out, AGENT_ERROR, detail, "I could not get an answer from the language model: %s. %s",
+        lerr->base.public_message[0] ? lerr->base.public_message : "the service failed", next);
 }
 
 /* The model's final text for the step (stop, or anything without calls). */

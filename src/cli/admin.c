@@ -10,6 +10,7 @@
  * store, which writes row and memberships in one transaction. All SQL is in
  * store/registry_admin.c; this file only shapes JSON and prints.
  */
+#include <assert.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1032,10 +1033,13 @@ static int run_write(cli_args *a, const char *key)
     store_close(db);
     const char *name = key ? key : str_field(doc, k->key_field);
     if (rc == DBMCP_EEXISTS) {
+        /* The same file as an update: a hint that works when pasted. */
+        char name_word[2200], file_word[1100];
         size_t used = strlen(err.message);
         snprintf(err.message + used, sizeof err.message - used,
-                 k->key_is_name ? "; use `dbmcp %s update %s`" : "; use `dbmcp %s update '%s'`",
-                 k->word, name);
+                 "; change it with `dbmcp %s update %s --file %s`", k->word,
+                 cli_shell_word(name, name_word, sizeof name_word),
+                 cli_shell_word(file, file_word, sizeof file_word));
     }
     if (!rc)
         fprintf(stderr, "dbmcp: %s '%s' %s\n", reg_kind_label(k->kind), name,
@@ -1094,6 +1098,52 @@ static int run_disable(cli_args *a)
 static int run_remove(cli_args *a)
 {
     return run_simple(a, ACTION_REMOVE);
+}
+
+/* --- memberships: interfaces add-tool / remove-tool / … ------------------------------------- */
+
+/* The kind of row a membership command names, from its last word
+ * ("add-tool"), and whether it adds. */
+static reg_kind member_kind(const cli_command *cmd, int *add)
+{
+    const char *verb = strrchr(cmd->name, ' ') + 1;
+    *add = strncmp(verb, "add-", 4) == 0;
+    const char *noun = strchr(verb, '-') + 1;
+    if (strcmp(noun, "tool") == 0)
+        return REG_TOOL;
+    if (strcmp(noun, "prompt") == 0)
+        return REG_PROMPT;
+    assert(strcmp(noun, "resource") == 0);
+    return REG_RESOURCE;
+}
+
+static int run_membership(cli_args *a)
+{
+    int add = 0;
+    reg_kind kind = member_kind(a->cmd, &add);
+    const char *iface = a->argv[0], *key = a->argv[1];
+    dbmcp_error err;
+    if (catalog_validate_name("interface", iface, &err) ||
+        (kind != REG_RESOURCE && catalog_validate_name(reg_kind_label(kind), key, &err)))
+        return cli_usage_error(a->cmd, "%s", err.message);
+    if (!*key)
+        return cli_usage_error(a->cmd, "the URI is empty");
+    store *db = cli_open_catalog(a);
+    if (!db)
+        return CLI_FAIL;
+    int changed = 0;
+    int rc = reg_membership_set(db, kind, iface, key, add, &changed, &err);
+    store_close(db);
+    if (rc)
+        return cli_fail(&err);
+    const char *label = kind == REG_RESOURCE ? "resource" : reg_kind_label(kind);
+    if (changed)
+        fprintf(stderr, "dbmcp: interface '%s' %s %s '%s'\n", cli_safe(iface),
+                add ? "now lists" : "no longer lists", label, cli_safe(key));
+    else
+        fprintf(stderr, "dbmcp: interface '%s' %s %s '%s' (nothing changed)\n", cli_safe(iface),
+                add ? "already lists" : "does not list", label, cli_safe(key));
+    return CLI_OK;
 }
 
 /* --- shared with other command files (cli.h) ------------------------------------------------ */
@@ -1348,10 +1398,49 @@ ADMIN_COMMANDS(templates, "templates", "a resource template", "resource template
                "Columns: URI TEMPLATE, ENABLED, HANDLER (builtin or sql), MIME TYPE, INTERFACES\n"
                "(a trailing * marks exposure through a 'prefix*' pattern), NAME.")
 
+#define MEMBERSHIP_DETAILS(WHAT, WHERE)                                                            \
+    "Changes one membership row (" WHERE ") without rewriting any JSON file; the\n"                \
+    "row's other memberships stay. The interface's updated_at is set; running servers\n"           \
+    "notice the change (catalog version triggers) and send their clients list_changed. " WHAT
+
+/* clang-format off */
+#define MEMBERSHIP_COMMAND(ID, VERB, NOUN, SUMMARY, ARG, DETAILS)                                  \
+    static const cli_command ID = {"interfaces " VERB "-" NOUN, SUMMARY, "INTERFACE " ARG " [--db PATH]", \
+                                   DETAILS, 2, 2, db_flags, run_membership};
+/* clang-format on */
+
+MEMBERSHIP_COMMAND(interfaces_add_tool, "add", "tool",
+                   "Let an interface list a tool (it goes last)", "TOOL",
+                   MEMBERSHIP_DETAILS("Adding a tool already listed changes nothing.",
+                                      "dbmcp_interface_tools"))
+MEMBERSHIP_COMMAND(interfaces_remove_tool, "remove", "tool", "Stop an interface listing a tool",
+                   "TOOL",
+                   MEMBERSHIP_DETAILS("The tool itself stays (`dbmcp tools remove` deletes it).",
+                                      "dbmcp_interface_tools"))
+MEMBERSHIP_COMMAND(interfaces_add_prompt, "add", "prompt",
+                   "Let an interface list a prompt (it goes last)", "PROMPT",
+                   MEMBERSHIP_DETAILS("Adding a prompt already listed changes nothing.",
+                                      "dbmcp_interface_prompts"))
+MEMBERSHIP_COMMAND(interfaces_remove_prompt, "remove", "prompt",
+                   "Stop an interface listing a prompt", "PROMPT",
+                   MEMBERSHIP_DETAILS("The prompt itself stays.", "dbmcp_interface_prompts"))
+MEMBERSHIP_COMMAND(
+    interfaces_add_resource, "add", "resource",
+    "Let an interface expose a resource, a resource template or a 'prefix*' pattern", "URI",
+    MEMBERSHIP_DETAILS("URI is a resource's URI, a resource template's URI template, or a\n"
+                       "pattern ending in * (e.g. 'doc://manuals/*': every document of the\n"
+                       "collection manuals, ingested before or after).",
+                       "dbmcp_interface_resources"))
+MEMBERSHIP_COMMAND(interfaces_remove_resource, "remove", "resource",
+                   "Stop an interface exposing a resource, template or pattern", "URI",
+                   MEMBERSHIP_DETAILS("The resource itself stays.", "dbmcp_interface_resources"))
+
 #define ADMIN_ENTRIES(ID)                                                                          \
     &ID##_list, &ID##_show, &ID##_add, &ID##_update, &ID##_enable, &ID##_disable, &ID##_remove
 
 const cli_command *const cli_admin_commands[] = {
-    ADMIN_ENTRIES(interfaces), ADMIN_ENTRIES(tools),     ADMIN_ENTRIES(prompts),
-    ADMIN_ENTRIES(resources),  ADMIN_ENTRIES(templates), NULL,
+    ADMIN_ENTRIES(interfaces),   &interfaces_add_tool,      &interfaces_remove_tool,
+    &interfaces_add_prompt,      &interfaces_remove_prompt, &interfaces_add_resource,
+    &interfaces_remove_resource, ADMIN_ENTRIES(tools),      ADMIN_ENTRIES(prompts),
+    ADMIN_ENTRIES(resources),    ADMIN_ENTRIES(templates),  NULL,
 };

@@ -2,8 +2,10 @@
  * cli.h — the command line: a table of subcommands, each with its flags,
  * usage and help text, parsed by one parser. A flag is given at most once
  * (a repeated one is a usage error, never a silent override). Exit codes:
- * 0 ok, 1 runtime failure, 2 usage error. Only the CLI and the stdio
- * transport write to stdout.
+ * 0 ok, 1 runtime failure, 2 usage error. A command group named without
+ * its subcommand (`dbmcp tools`) is a usage error: the group's commands
+ * are listed on stderr (`dbmcp help tools` lists them on stdout, exit 0).
+ * Only the CLI and the stdio transport write to stdout.
  */
 #ifndef DBMCP_CLI_H
 #define DBMCP_CLI_H
@@ -19,7 +21,9 @@
 #define CLI_USAGE 2
 #define CLI_CANCELLED 3 /* serve --http: the shutdown grace ran out, requests cancelled */
 #define CLI_MAX_FLAGS 24
-#define CLI_MAX_ARGS 16
+/* max_args of a command taking any number of arguments (as many as the
+ * system passes: its ARG_MAX is the bound). */
+#define CLI_ANY_ARGS 0x7fffffff
 
 typedef struct cli_flag_spec {
     const char *name;       /* without the leading "--" */
@@ -41,8 +45,8 @@ typedef struct cli_command {
 
 struct cli_args {
     const cli_command *cmd;
-    int argc; /* positional arguments */
-    const char *argv[CLI_MAX_ARGS];
+    int argc;                          /* positional arguments */
+    const char **argv;                 /* argc of them, in order (main's array, not owned) */
     const char *values[CLI_MAX_FLAGS]; /* per flag: value, "1" for booleans, or NULL */
 };
 
@@ -51,8 +55,18 @@ const char *cli_flag(const cli_args *a, const char *name);
 /* Print "dbmcp NAME: reason" and the usage to stderr; returns CLI_USAGE. */
 int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Print an error (operator message) to stderr; returns CLI_FAIL. */
+/* Print an error (operator message) to stderr; returns CLI_FAIL. Every
+ * `dbmcp …` hint in it gets the running command's --db (cli_hint_db) when
+ * it names none, and a missing database file gets the `dbmcp init` that
+ * makes it: a hint works when pasted. */
 int cli_fail(const dbmcp_error *err);
+/* " --db WORD" naming the running command's database as a shell word
+ * (a PostgreSQL URI without its password); "" outside a command. Static
+ * storage, valid until the next call. Every hint the CLI prints ends
+ * with it. */
+const char *cli_hint_db(void);
+/* s as one shell word (single-quoted when it needs it) in out. */
+const char *cli_shell_word(const char *s, char *out, size_t size);
 /* Text from the database (names, targets, errors a client chose) made
  * safe for the terminal: control characters, bidirectional overrides and
  * invalid bytes shown as escapes (\x1b, \n, \u202e; core/text_safe.h), so
@@ -60,6 +74,18 @@ int cli_fail(const dbmcp_error *err);
  * escaping, else an escaped copy that stays valid for the next 32 calls
  * (enough for one printed row); NULL stays NULL. */
 const char *cli_safe(const char *s);
+/* Flag values (flag_values.c). Each returns CLI_OK (also when the flag is
+ * absent: the output is then left as it was) or prints a usage error that
+ * names the accepted forms and returns CLI_USAGE. */
+/* A whole number from lo to hi into *out. */
+int cli_int_flag(const cli_args *a, const char *name, int lo, int hi, int *out);
+/* A UTC time (YYYY-MM-DD[THH:MM[:SS[.fff]]][Z], a space for the T): *value
+ * is the time as stored times are written (with a T, in out), NULL when
+ * the flag is absent. */
+int cli_time_flag(const cli_args *a, const char *name, char out[32], const char **value);
+/* One of choices (NULL-terminated): *value is the flag's value or NULL. */
+int cli_choice_flag(const cli_args *a, const char *name, const char *const *choices,
+                    const char **value);
 /* The database URL: --db, else $DBMCP_DB, else ./dbmcp.db. */
 const char *cli_db_url(const cli_args *a);
 /* Open the catalog database read-write, checking (and migrating) the
@@ -76,7 +102,7 @@ extern const cli_command cli_cmd_tools_add_report, cli_cmd_tools_promote, cli_cm
 /* The response repair engine as a filter (cmd_repair.c). */
 extern const cli_command cli_cmd_repair;
 /* Documents into collections, collections to another embedder (cmd_ingest.c). */
-extern const cli_command cli_cmd_ingest, cli_cmd_reembed;
+extern const cli_command cli_cmd_ingest, cli_cmd_reembed, cli_cmd_collections_expose;
 /* Agent memory upkeep: compaction and embedding jobs (cmd_memory.c). */
 extern const cli_command cli_cmd_memory_compact, cli_cmd_memory_jobs;
 /* Thesaurus import and statistics (cmd_thesaurus.c). */

@@ -24,6 +24,16 @@ static void print_result(const cli_args *a, const agent_chat_result *r)
         return;
     }
     printf("%s\n", r->answer ? r->answer : "");
+    /* The operator runs the CLI: what went wrong, as the log has it. */
+    size_t i;
+    json_t *step;
+    json_array_foreach (r->steps, i, step) {
+        const char *status = json_string_value(json_object_get(step, "status"));
+        const char *detail = json_string_value(json_object_get(step, "detail"));
+        if (detail && status && (strcmp(status, "error") == 0 || strcmp(status, "limit") == 0))
+            fprintf(stderr, "dbmcp chat: step %d failed: %s\n",
+                    (int)json_integer_value(json_object_get(step, "step")), cli_safe(detail));
+    }
     fprintf(stderr,
             "dbmcp chat: %s — session %s, run %s, plan %s (%s), %d LLM call%s, %d tool call%s\n",
             agent_status_name(r->status), r->session_id, r->run_id, r->plan ? r->plan : "-",

@@ -63,6 +63,23 @@ static int refuse_user_file(cli_args *a, const char *url)
                            names, n_user > 3 ? ", …" : "", hint);
 }
 
+/* The MCP conformance suite's fixtures (the disabled interface
+ * `conformance`, its 27 tools, 5 prompts and 3 resources), once: a
+ * database that has them keeps them as they are. */
+static int seed_conformance(store *db, const char *where, dbmcp_error *err)
+{
+    reg_interface row;
+    int rc = reg_interface_get(db, "conformance", &row, err);
+    reg_interface_free(&row);
+    if (rc == 0) {
+        fprintf(stderr, "dbmcp: the conformance fixtures are already in %s\n", where);
+        return 0;
+    }
+    if (rc != DBMCP_ENOTFOUND)
+        return rc;
+    return store_seed(db, "conformance", err);
+}
+
 static int run_init(cli_args *a)
 {
     const char *url = cli_db_url(a);
@@ -98,11 +115,10 @@ static int run_init(cli_args *a)
     int rc = store_schema_version(db, &before, &err);
     if (!rc)
         rc = store_migrate(db, &applied, &err);
-    if (!rc && before == 0) {
+    if (!rc && before == 0)
         rc = store_seed(db, "base", &err);
-        if (!rc)
-            rc = store_seed(db, "conformance", &err);
-    }
+    if (!rc && cli_flag(a, "conformance"))
+        rc = seed_conformance(db, where, &err);
     if (!rc && cli_flag(a, "demo")) {
         char *marker = reg_setting_get(db, "demo.loaded");
         int loaded = marker != NULL;
@@ -135,6 +151,8 @@ static const cli_flag_spec init_flags[] = {
     {"demo", NULL, "also load the demo data set (Tarifverträge, thesaurus, sales, plans)"},
     {"in-place", NULL,
      "SQLite: write dbmcp's tables into a file that holds tables of its own (else refused)"},
+    {"conformance", NULL,
+     "also load the MCP conformance suite's fixtures (interface `conformance`, disabled)"},
     {"query-role", "NAME",
      "PostgreSQL: the query role agent SQL logs in as; default $DBMCP_QUERY_ROLE or dbmcp_query"},
     {"query-schemas", "A,B",
@@ -145,11 +163,15 @@ static const cli_flag_spec init_flags[] = {
 const cli_command cli_cmd_init = {
     "init",
     "Create or migrate the database and load the built-in catalog",
-    "[--db PATH|URI] [--demo] [--in-place] [--query-role NAME] [--query-schemas A,B]",
+    "[--db PATH|URI] [--demo] [--conformance] [--in-place] [--query-role NAME] [--query-schemas "
+    "A,B]",
     "Applies pending schema migrations (each in its own transaction). A new database gets the\n"
-    "`default` interface with the builtin tools echo and server_info, and the `conformance`\n"
-    "interface (disabled). --demo adds the demo data set. A database written by a newer dbmcp\n"
-    "is refused.\n"
+    "`default` interface with the builtin tools echo, server_info, list_tables,\n"
+    "describe_table, search_objects and execute_query. --demo adds the demo data set;\n"
+    "--conformance adds the fixtures of the MCP conformance suite (the interface\n"
+    "`conformance`, disabled, with 27 test tools, 5 prompts and 3 resources), which a\n"
+    "catalog otherwise does not show. Both may be given again later on the same database.\n"
+    "A database written by a newer dbmcp is refused.\n"
     "SQLite: --db is dbmcp's own database. A file that already holds tables of its own and no\n"
     "dbmcp catalog is refused (nothing is written, not even the journal mode) with the\n"
     "commands that attach it read-only instead (`dbmcp databases attach`); --in-place writes\n"
@@ -323,6 +345,34 @@ static void print_text_content(const json_t *result)
     }
 }
 
+/* A refused call's message; an unknown tool also names the interface the
+ * call went through and where the tool is listed instead, as a command
+ * that works when pasted. */
+static void print_call_error(cli_args *a, const mcp_identity *id, const char *tool,
+                             const char *args_text, const char *message)
+{
+    if (!message || strncmp(message, "Unknown tool", 12) != 0) {
+        fprintf(stderr, "dbmcp call: %s\n", message ? message : "error");
+        return;
+    }
+    fprintf(stderr, "dbmcp call: %s (interface '%s'", message, cli_safe(id->interface));
+    reg_names direct = {0};
+    dbmcp_error err;
+    store *db = cli_open_catalog(a);
+    int rc = db ? reg_memberships_get(db, REG_TOOL, tool, &direct, NULL, &err) : -1;
+    store_close(db);
+    char tool_word[300], args_word[1024], iface_word[200];
+    if (!rc && direct.n > 0)
+        fprintf(stderr, "); interface %s lists it: `dbmcp call %s %s --interface %s%s`\n",
+                cli_safe(direct.v[0]), cli_shell_word(tool, tool_word, sizeof tool_word),
+                cli_shell_word(args_text, args_word, sizeof args_word),
+                cli_shell_word(direct.v[0], iface_word, sizeof iface_word), cli_hint_db());
+    else
+        fprintf(stderr, "); no interface lists a tool of that name: `dbmcp tools list%s`\n",
+                cli_hint_db());
+    reg_names_free(&direct);
+}
+
 static int run_call(cli_args *a)
 {
     const char *tool = a->argv[0];
@@ -365,8 +415,8 @@ static int run_call(cli_args *a)
         print_text_content(result);
     }
     if (error)
-        fprintf(stderr, "dbmcp call: %s\n",
-                json_string_value(json_object_get(error, "message")) ?: "error");
+        print_call_error(a, &id, tool, args_text,
+                         json_string_value(json_object_get(error, "message")));
     rc = (error || json_is_true(json_object_get(result, "isError"))) ? CLI_FAIL : CLI_OK;
     json_decref(resp);
     jsonrpc_msg_free(msg);

@@ -20,19 +20,6 @@ static int has_embedder_flags(const cli_args *a)
     return cli_flag(a, "kind") || cli_flag(a, "url") || cli_flag(a, "model");
 }
 
-static int int_flag(cli_args *a, const char *name, int lo, int hi, int *out)
-{
-    const char *v = cli_flag(a, name);
-    if (!v)
-        return 0;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < lo || n > hi)
-        return cli_usage_error(a->cmd, "--%s must be an integer from %d to %d", name, lo, hi);
-    *out = (int)n;
-    return 0;
-}
-
 /* No database named and none in the current directory: nothing to read
  * settings from, so the builtin embedder. */
 static int no_database(const cli_args *a)
@@ -66,10 +53,10 @@ static int open_embedder(cli_args *a, embedder **e, dbmcp_error *err)
     if (!cfg.kind)
         cfg.kind = cfg.url ? "http" : "builtin";
     int retries = 3;
-    if (int_flag(a, "dim", 0, EMBED_MAX_DIM, &cfg.dim) ||
-        int_flag(a, "batch", 1, 2048, &cfg.batch) ||
-        int_flag(a, "timeout-ms", 100, 600000, &cfg.timeout_ms) ||
-        int_flag(a, "retries", 0, 10, &retries))
+    if (cli_int_flag(a, "dim", 0, EMBED_MAX_DIM, &cfg.dim) ||
+        cli_int_flag(a, "batch", 1, 2048, &cfg.batch) ||
+        cli_int_flag(a, "timeout-ms", 100, 600000, &cfg.timeout_ms) ||
+        cli_int_flag(a, "retries", 0, 10, &retries))
         return CLI_USAGE;
     cfg.retries = retries ? retries : -1;
     return embedder_open(&cfg, e, err) ? cli_fail(err) : 0;
@@ -205,7 +192,7 @@ const cli_command cli_cmd_embed = {
     "environment variable named by --api-key-env (or embed.api_key_env), never from a flag.\n"
     "Texts are limited to 1 MiB each; see docs/embeddings.md.",
     0,
-    CLI_MAX_ARGS,
+    CLI_ANY_ARGS,
     embed_flags,
     run_embed,
 };

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "catalog/catalog.h"
 #include "cli/cli.h"
 #include "docs/ingest.h"
 #include "store/documents.h"
@@ -23,20 +24,6 @@
     }
 
 /* --- flags ------------------------------------------------------------------- */
-
-static int parse_int_flag(const cli_args *a, const char *name, int lo, int hi, int *out)
-{
-    const char *v = cli_flag(a, name);
-    if (!v)
-        return 0;
-    char *end = NULL;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno || end == v || *end || n < lo || n > hi)
-        return cli_usage_error(a->cmd, "--%s must be an integer from %d to %d", name, lo, hi);
-    *out = (int)n;
-    return 0;
-}
 
 /* --meta key=value[,key=value…] (a comma inside a value written \,), or a
  * JSON object. *out is a new object. */
@@ -116,9 +103,9 @@ static int options_from_flags(cli_args *a, store *db, ingest_options *o, json_t 
         return cli_usage_error(a->cmd, "--chunk must be structure or tokens");
     if (strategy)
         o->chunk.strategy = strcmp(strategy, "tokens") == 0 ? CHUNK_TOKENS : CHUNK_STRUCTURE;
-    int rc = parse_int_flag(a, "max-tokens", 16, 4096, &o->chunk.max_tokens);
+    int rc = cli_int_flag(a, "max-tokens", 16, 4096, &o->chunk.max_tokens);
     if (!rc)
-        rc = parse_int_flag(a, "overlap", 0, 4095, &o->chunk.overlap);
+        rc = cli_int_flag(a, "overlap", 0, 4095, &o->chunk.overlap);
     if (rc)
         return rc;
     if (o->chunk.overlap >= o->chunk.max_tokens) {
@@ -277,6 +264,23 @@ static int ingest_all(const cli_args *a, store *db, embedder *emb, const path_li
     return rc;
 }
 
+/* A collection no interface exposes is found by no search_documents
+ * call: say so, with the command that exposes it (no re-ingest). */
+static void warn_unexposed(store *db, const char *collection)
+{
+    doc_collection c;
+    dbmcp_error err;
+    if (docs_collection_get(db, collection, &c, &err))
+        return;
+    if (!c.interface)
+        fprintf(stderr,
+                "dbmcp ingest: warning: no interface exposes collection %s, so search_documents "
+                "and resources/list do not see it; expose it (its documents stay as they are) "
+                "with `dbmcp collections expose %s --interface default%s`\n",
+                collection, collection, cli_hint_db());
+    docs_collection_free(&c);
+}
+
 static int run_ingest(cli_args *a)
 {
     store *db = cli_open_catalog(a);
@@ -304,6 +308,8 @@ static int run_ingest(cli_args *a)
         rc = ingest_all(a, db, emb, &paths, &o, &err);
     if (rc)
         fprintf(stderr, "dbmcp ingest: nothing was written to collection %s\n", o.collection);
+    else
+        warn_unexposed(db, o.collection);
     embedder_free(emb);
     path_list_free(&paths);
     json_decref(meta);
@@ -348,9 +354,63 @@ const cli_command cli_cmd_ingest = {
     "ingest.pdf_timeout_ms or ingest.html_max_attributes) leaves the collection exactly as\n"
     "it was. See docs/search.md and docs/security.md (Limits under attack).",
     1,
-    CLI_MAX_ARGS,
+    CLI_ANY_ARGS,
     ingest_flags,
     run_ingest,
+};
+
+/* --- collections expose ------------------------------------------------------------ */
+
+static int run_expose(cli_args *a)
+{
+    const char *name = a->argv[0], *iface = cli_flag(a, "interface");
+    dbmcp_error err;
+    if (!iface)
+        return cli_usage_error(a->cmd, "--interface NAME is required");
+    if (catalog_validate_name("interface", iface, &err))
+        return cli_usage_error(a->cmd, "%s", err.message);
+    store *db = cli_open_catalog(a);
+    if (!db)
+        return CLI_FAIL;
+    doc_collection c;
+    int rc = docs_collection_get(db, name, &c, &err);
+    if (!rc) {
+        docs_collection_free(&c);
+        rc = store_begin(db, &err);
+        if (!rc)
+            rc = docs_collection_ensure(db, name, iface, &err);
+        if (!rc)
+            rc = store_commit(db, &err);
+        else
+            store_rollback(db);
+    }
+    store_close(db);
+    if (rc)
+        return cli_fail(&err);
+    fprintf(stderr, "dbmcp: interface '%s' now exposes collection %s (doc://%s/*)\n",
+            cli_safe(iface), name, name);
+    return CLI_OK;
+}
+
+static const cli_flag_spec expose_flags[] = {
+    DB_FLAG,
+    {"interface", "NAME", "the interface to expose the collection to"},
+    {NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_collections_expose = {
+    "collections expose",
+    "Expose an ingested collection to an interface (no re-ingest)",
+    "NAME --interface NAME [--db PATH]",
+    "Does what `ingest --interface` does, for a collection already ingested: the\n"
+    "interface's resources then include doc://NAME/* (and the chunk template), and its\n"
+    "search_documents finds the collection's documents. Documents, chunks, vectors and\n"
+    "metadata are not touched. Running servers notice the change (catalog version\n"
+    "triggers) and send their clients list_changed.",
+    1,
+    1,
+    expose_flags,
+    run_expose,
 };
 
 /* --- reembed ------------------------------------------------------------------- */

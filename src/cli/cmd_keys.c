@@ -160,16 +160,24 @@ static void print_audit_row(void *ctx, const char *const *cols)
 
 static int run_audit(cli_args *a)
 {
+    static const char *const statuses[] = {"ok", "error", "denied", "cancelled", NULL};
+    char since_buf[32];
+    reg_audit_filter f = {NULL, cli_flag(a, "tool"), NULL, 100};
+    int rc = cli_time_flag(a, "since", since_buf, &f.since);
+    if (!rc)
+        rc = cli_choice_flag(a, "status", statuses, &f.status);
+    if (!rc)
+        rc = cli_int_flag(a, "limit", 1, 1000000, &f.limit);
+    if (rc)
+        return rc;
     store *db = cli_open_catalog(a);
     if (!db)
         return CLI_FAIL;
-    reg_audit_filter f = {cli_flag(a, "since"), cli_flag(a, "tool"), cli_flag(a, "status"),
-                          cli_flag(a, "limit") ? atoi(cli_flag(a, "limit")) : 100};
     printf("%-24s %-36s %-12s %-16s %-10s %-14s %-13s %-40s %-9s %-16s %8s %8s\n", "TIME",
            "CALL ID", "PRINCIPAL", "CLIENT", "TRANSPORT", "METHOD", "INTERFACE", "TARGET", "STATUS",
            "ERROR", "MS", "BYTES");
     dbmcp_error err;
-    int rc = reg_audit_list(db, &f, print_audit_row, NULL, &err);
+    rc = reg_audit_list(db, &f, print_audit_row, NULL, &err);
     store_close(db);
     return rc ? cli_fail(&err) : CLI_OK;
 }

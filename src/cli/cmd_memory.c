@@ -87,10 +87,9 @@ static int print_job(void *ctx, store_stmt *row)
 
 static int run_memory_jobs(cli_args *a)
 {
-    const char *limit_s = cli_flag(a, "limit");
-    int limit = limit_s ? atoi(limit_s) : 20;
-    if (limit_s && limit <= 0)
-        return cli_usage_error(a->cmd, "--limit must be a positive number");
+    int limit = 20;
+    if (cli_int_flag(a, "limit", 1, 1000000, &limit))
+        return CLI_USAGE;
     store *db = cli_open_catalog(a);
     if (!db)
         return CLI_FAIL;

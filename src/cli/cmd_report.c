@@ -208,9 +208,71 @@ static int add_report(cli_args *a, store *db, const char *name, char *sql, json_
     if (rc == DBMCP_EEXISTS) {
         size_t used_len = strlen(err->message);
         snprintf(err->message + used_len, sizeof err->message - used_len,
-                 "; change it with `dbmcp tools update %s --file F.json`", name);
+                 "; see it with `dbmcp tools show %s`, or remove it before adding it again: "
+                 "`dbmcp tools remove %s`",
+                 name, name);
     }
     return rc;
+}
+
+/* An argument value for a property in a hint: its default, first enum
+ * value or example, else a value of its type (new ref). */
+static json_t *example_value(const json_t *property)
+{
+    json_t *v = json_object_get(property, "default");
+    if (!v)
+        v = json_array_get(json_object_get(property, "enum"), 0);
+    if (!v)
+        v = json_array_get(json_object_get(property, "examples"), 0);
+    if (v)
+        return json_incref(v);
+    const char *type = json_string_value(json_object_get(property, "type"));
+    if (!type)
+        return json_string("");
+    if (strcmp(type, "integer") == 0 || strcmp(type, "number") == 0) {
+        json_t *min = json_object_get(property, "minimum");
+        return json_is_number(min) ? json_incref(min) : json_integer(0);
+    }
+    if (strcmp(type, "boolean") == 0)
+        return json_false();
+    if (strcmp(type, "array") == 0)
+        return json_array();
+    if (strcmp(type, "object") == 0)
+        return json_object();
+    return json_string("");
+}
+
+/* After add-report: a `dbmcp call` that works when pasted (the required
+ * arguments filled from the schema, the interface named), or, when no
+ * interface lists the tool, the command that adds it to one. */
+static void print_try_hint(const char *name, const json_t *schema, const char *listed_in,
+                           const char *iface)
+{
+    if (!iface) {
+        fprintf(stderr,
+                "dbmcp: report tool '%s' added (in no interface yet); expose it with "
+                "`dbmcp interfaces add-tool default %s%s`\n",
+                name, name, cli_hint_db());
+        return;
+    }
+    json_t *args = json_object();
+    const json_t *properties = json_object_get(schema, "properties");
+    size_t i;
+    json_t *req;
+    json_array_foreach (json_object_get(schema, "required"), i, req) {
+        const char *key = json_string_value(req);
+        if (key)
+            json_object_set_new(args, key, example_value(json_object_get(properties, key)));
+    }
+    char *text = json_dumps(args, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(args);
+    char args_word[2048], iface_word[200];
+    fprintf(
+        stderr,
+        "dbmcp: report tool '%s' added to %s; try it with `dbmcp call %s %s --interface %s%s`\n",
+        name, listed_in, name, cli_shell_word(text ? text : "{}", args_word, sizeof args_word),
+        cli_shell_word(iface, iface_word, sizeof iface_word), cli_hint_db());
+    free(text);
 }
 
 static int run_add_report(cli_args *a)
@@ -237,12 +299,8 @@ static int run_add_report(cli_args *a)
         if (add_report(a, db, name, sql, schema, ifaces.n ? &ifaces : NULL, &err))
             rc = cli_fail(&err);
         else
-            fprintf(stderr,
-                    "dbmcp: report tool '%s' added%s%s; try it with `dbmcp call %s "
-                    "'{…}'%s%s`\n",
-                    name, ifaces.n ? " to " : " (in no interface yet)",
-                    ifaces.n ? cli_flag(a, "interface") : "", name, ifaces.n ? " --interface " : "",
-                    ifaces.n ? ifaces.v[0] : "");
+            print_try_hint(name, schema, ifaces.n ? cli_flag(a, "interface") : NULL,
+                           ifaces.n ? ifaces.v[0] : NULL);
     }
     store_close(db);
     json_decref(schema);
@@ -372,40 +430,38 @@ static void print_cut(const char *raw, size_t max)
 
 static int run_top_queries(cli_args *a)
 {
-    long limit = 20;
-    const char *limit_text = cli_flag(a, "limit");
-    if (limit_text) {
-        char *end;
-        limit = strtol(limit_text, &end, 10);
-        if (*end || limit < 1)
-            return cli_usage_error(a->cmd, "--limit must be a positive integer");
-    }
+    int limit = 20;
+    char since_buf[32];
+    const char *since = NULL;
+    if (cli_int_flag(a, "limit", 1, 1000000, &limit) ||
+        cli_time_flag(a, "since", since_buf, &since))
+        return CLI_USAGE;
     store *db = cli_open_catalog(a);
     if (!db)
         return CLI_FAIL;
     top_state s = {json_object(), NULL, 0, 0, 0, 0};
     dbmcp_error err;
-    int rc = reg_audit_sql_texts(db, "execute_query", cli_flag(a, "since"), TOP_QUERIES_SCAN,
-                                 group_query, &s, &err);
+    int rc =
+        reg_audit_sql_texts(db, "execute_query", since, TOP_QUERIES_SCAN, group_query, &s, &err);
     store_close(db);
     if (!rc && s.oom)
         rc = dbmcp_error_set(&err, DBMCP_ENOMEM, "out of memory");
     if (!rc && s.n == 0) {
         fprintf(stderr, "dbmcp: no successful execute_query calls with recorded SQL%s%s\n",
-                cli_flag(a, "since") ? " since " : "",
-                cli_flag(a, "since") ? cli_flag(a, "since") : "");
+                since ? " since " : "", since ? since : "");
     } else if (!rc) {
         qsort(s.groups, s.n, sizeof *s.groups, compare_groups);
         printf("%5s  %-24s  %-36s  %s\n", "CALLS", "LAST USED", "LAST CALL ID", "QUERY");
-        for (size_t i = 0; i < s.n && (long)i < limit; i++) {
+        for (size_t i = 0; i < s.n && (int)i < limit; i++) {
             printf("%5ld  %-24s  %-36s  ", s.groups[i].count, cli_safe(s.groups[i].last_ts),
                    cli_safe(s.groups[i].last_call));
             print_cut(s.groups[i].key, TOP_QUERIES_SHOWN);
         }
         fprintf(stderr,
-                "dbmcp: %zu distinct quer%s in %ld call%s; draft a report tool from one with "
-                "`dbmcp tools promote CALL_ID --name NAME`\n",
-                s.n, s.n == 1 ? "y" : "ies", s.calls, s.calls == 1 ? "" : "s");
+                "dbmcp: %zu distinct quer%s in %ld call%s; draft a report tool from the first "
+                "with `dbmcp tools promote %s --name top_query_1%s`\n",
+                s.n, s.n == 1 ? "y" : "ies", s.calls, s.calls == 1 ? "" : "s",
+                cli_safe(s.groups[0].last_call), cli_hint_db());
     }
     for (size_t i = 0; i < s.n; i++)
         free(s.groups[i].key);
@@ -481,16 +537,18 @@ static json_t *draft_row(cli_args *a, const char *name, const reg_audit_call *ca
 
 static void print_next_steps(const char *name, int n_params)
 {
+    const char *db = cli_hint_db();
     fprintf(stderr,
             "dbmcp: draft tool '%s' saved DISABLED, in no interface, with %d parameter%s.\n"
             "Next steps:\n"
-            "  1. review it:   dbmcp tools show %s\n"
-            "  2. edit it:     dbmcp tools show %s > %s.json  (fix SQL, names, schema, "
+            "  1. review it:   `dbmcp tools show %s%s`\n"
+            "  2. edit it:     `dbmcp tools show %s%s > %s.json`  (fix SQL, names, schema, "
             "description)\n"
-            "                  dbmcp tools update %s --file %s.json\n"
-            "  3. enable it:   dbmcp tools enable %s\n"
-            "  4. expose it:   add \"interfaces\": [\"…\"] to %s.json and run step 2's update\n",
-            name, n_params, n_params == 1 ? "" : "s", name, name, name, name, name, name, name);
+            "                  `dbmcp tools update %s --file %s.json%s`\n"
+            "  3. enable it:   `dbmcp tools enable %s%s`\n"
+            "  4. expose it:   `dbmcp interfaces add-tool default %s%s` (or another interface)\n",
+            name, n_params, n_params == 1 ? "" : "s", name, db, name, db, name, name, name, db,
+            name, db, name, db);
 }
 
 static int promote(cli_args *a, store *db, const char *call_id, const char *name, dbmcp_error *err)

@@ -28,13 +28,10 @@ static int run_import(cli_args *a)
     const char *format = cli_flag(a, "format");
     if (format && thesaurus_format_parse(format, &opt.format))
         return cli_usage_error(a->cmd, "--format must be skos-turtle, skos-rdfxml or mythes");
-    const char *limit = cli_flag(a, "limit");
-    if (limit) {
-        char *end;
-        opt.limit = strtol(limit, &end, 10);
-        if (*end || end == limit || opt.limit < 1)
-            return cli_usage_error(a->cmd, "--limit must be a positive integer");
-    }
+    int limit = 0;
+    if (cli_int_flag(a, "limit", 1, 100000000, &limit))
+        return CLI_USAGE;
+    opt.limit = limit;
     opt.scheme = cli_flag(a, "scheme");
     opt.lang = cli_flag(a, "lang");
     const char *src = a->argv[0];

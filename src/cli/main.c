@@ -35,6 +35,7 @@ static const cli_command *const core_commands[] = {
     &cli_cmd_chat,
     &cli_cmd_ingest,
     &cli_cmd_reembed,
+    &cli_cmd_collections_expose,
     &cli_cmd_sql,
     &cli_cmd_dump,
     &cli_cmd_status,
@@ -71,9 +72,107 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+/* The command being run: hints name its database. */
+static const cli_args *running;
+
+/* Whether s can be pasted into a shell as one word without quotes. */
+static int shell_plain(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-", *s))
+            return 0;
+    return 1;
+}
+
+const char *cli_shell_word(const char *s, char *out, size_t size)
+{
+    if (shell_plain(s)) {
+        snprintf(out, size, "%s", s);
+        return out;
+    }
+    size_t n = 0;
+    if (n + 1 < size)
+        out[n++] = '\'';
+    for (; *s && n + 5 < size; s++) {
+        if (*s == '\'') {
+            memcpy(out + n, "'\\''", 4);
+            n += 4;
+        } else {
+            out[n++] = *s;
+        }
+    }
+    if (n + 1 < size)
+        out[n++] = '\'';
+    out[n] = '\0';
+    return out;
+}
+
+const char *cli_hint_db(void)
+{
+    static char hint[1100];
+    if (!running)
+        return "";
+    const char *url = cli_db_url(running);
+    char word[1024];
+    if (store_url_is_postgres(url)) {
+        /* Never print a password: without it libpq reads PGPASSWORD or
+         * ~/.pgpass; a URI with one is shown as the variable to set. */
+        const char *at = strchr(url, '@');
+        const char *scheme = strstr(url, "://");
+        const char *colon =
+            scheme && at ? memchr(scheme + 3, ':', (size_t)(at - scheme - 3)) : NULL;
+        if (strstr(url, "password"))
+            return " --db \"$DBMCP_DB\"";
+        if (colon) {
+            char bare[1024];
+            snprintf(bare, sizeof bare, "%.*s%s", (int)(colon - url), url, at);
+            snprintf(hint, sizeof hint, " --db %s", cli_shell_word(bare, word, sizeof word));
+            return hint;
+        }
+    }
+    snprintf(hint, sizeof hint, " --db %s", cli_shell_word(url, word, sizeof word));
+    return hint;
+}
+
+/* Every `dbmcp …` hint in text that names no --db gets the one of the
+ * running command, so it works when pasted; into out. */
+static void complete_hints(const char *text, char *out, size_t size)
+{
+    size_t n = 0;
+    const char *p = text;
+    out[0] = '\0';
+    while (*p && n + 1 < size) {
+        const char *open = strstr(p, "`dbmcp ");
+        const char *close = open ? strchr(open + 1, '`') : NULL;
+        if (!close) {
+            snprintf(out + n, size - n, "%s", p);
+            return;
+        }
+        int has_db = 0;
+        for (const char *q = open; q < close; q++)
+            if (strncmp(q, " --db", 5) == 0)
+                has_db = 1;
+        int wrote = snprintf(out + n, size - n, "%.*s%s`", (int)(close - p), p,
+                             has_db || strncmp(open, "`dbmcp help", 11) == 0 ? "" : cli_hint_db());
+        if (wrote < 0 || (size_t)wrote >= size - n)
+            return;
+        n += (size_t)wrote;
+        p = close + 1;
+    }
+}
+
 int cli_fail(const dbmcp_error *err)
 {
-    fprintf(stderr, "dbmcp: %s\n", err->message[0] ? err->message : "failed");
+    char text[sizeof err->message + 1200];
+    complete_hints(err->message[0] ? err->message : "failed", text, sizeof text);
+    /* The store names a missing file; the CLI says how to make one. */
+    if (err->code == DBMCP_ENOTFOUND && strncmp(err->message, "database file ", 14) == 0) {
+        size_t used = strlen(text);
+        snprintf(text + used, sizeof text - used, "; create it with `dbmcp init%s`", cli_hint_db());
+    }
+    fprintf(stderr, "dbmcp: %s\n", text);
     return CLI_FAIL;
 }
 
@@ -98,16 +197,12 @@ store *cli_open_catalog(const cli_args *a)
     int version = 0;
     int rc = store_schema_version(db, &version, &err);
     /* A PostgreSQL URI may hold a password: the message names the database
-     * by its identity and leaves the --db value to the operator. */
+     * by its identity, the hint by the URI without it (cli_hint_db). */
     int pg = strcmp(store_dialect(db), "postgres") == 0;
-    if (!rc && version == 0 && pg)
+    if (!rc && version == 0)
         rc = dbmcp_error_set(&err, DBMCP_EVERSION,
-                             "database %s is not initialised; run `dbmcp init --db URI` first",
-                             store_identity(db));
-    else if (!rc && version == 0)
-        rc = dbmcp_error_set(&err, DBMCP_EVERSION,
-                             "database %s is not initialised; run `dbmcp init --db %s` first", url,
-                             url);
+                             "database %s is not initialised; run `dbmcp init%s` first",
+                             pg ? store_identity(db) : url, cli_hint_db());
     if (!rc && version < store_schema_latest())
         rc = store_migrate(db, NULL, &err);
     if (!rc)
@@ -150,6 +245,32 @@ static const cli_command *find_command(int argc, char **argv, int *used)
     return c ? c : find_in(cli_admin_commands, argv[1]);
 }
 
+/* Whether word is the first word of some "word sub" command. */
+static int is_group(const char *word)
+{
+    size_t len = strlen(word);
+    const cli_command *const *tables[] = {core_commands, cli_admin_commands};
+    for (size_t t = 0; t < 2; t++)
+        for (int i = 0; tables[t][i]; i++)
+            if (strncmp(tables[t][i]->name, word, len) == 0 && tables[t][i]->name[len] == ' ')
+                return 1;
+    return 0;
+}
+
+/* The commands of group word, one a line with their summaries. */
+static void print_group(FILE *f, const char *word)
+{
+    size_t len = strlen(word);
+    const cli_command *const *tables[] = {core_commands, cli_admin_commands};
+    fprintf(f, "commands of dbmcp %s:\n", word);
+    for (size_t t = 0; t < 2; t++)
+        for (int i = 0; tables[t][i]; i++)
+            if (strncmp(tables[t][i]->name, word, len) == 0 &&
+                (tables[t][i]->name[len] == ' ' || tables[t][i]->name[len] == '\0'))
+                fprintf(f, "  dbmcp %-26s %s\n", tables[t][i]->name, tables[t][i]->summary);
+    fprintf(f, "(`dbmcp help %s list` and the like show one command's flags)\n", word);
+}
+
 static int flag_index(const cli_command *cmd, const char *name, size_t len)
 {
     for (int i = 0; cmd->flags && cmd->flags[i].name; i++)
@@ -158,10 +279,13 @@ static int flag_index(const cli_command *cmd, const char *name, size_t len)
     return -1;
 }
 
+/* a->argv must have room for argc entries. */
 static int parse_args(const cli_command *cmd, int argc, char **argv, cli_args *a)
 {
+    const char **positional = a->argv;
     memset(a, 0, sizeof *a);
     a->cmd = cmd;
+    a->argv = positional;
     int only_positional = 0;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
@@ -193,8 +317,6 @@ static int parse_args(const cli_command *cmd, int argc, char **argv, cli_args *a
             }
             continue;
         }
-        if (a->argc >= CLI_MAX_ARGS)
-            return cli_usage_error(cmd, "too many arguments");
         a->argv[a->argc++] = arg;
     }
     if (a->argc < cmd->min_args)
@@ -233,8 +355,12 @@ static void help_all(void)
         printf("  %-26s %s\n", core_commands[i]->name, core_commands[i]->summary);
     for (int i = 0; cli_admin_commands[i]; i++)
         printf("  %-26s %s\n", cli_admin_commands[i]->name, cli_admin_commands[i]->summary);
-    printf("  %-26s %s\n", "help [COMMAND]", "Show this list or one command's flags");
+    printf("  %-26s %s\n", "help [COMMAND]",
+           "Show this list, a group's commands or one command's flags");
+    printf("  %-26s %s\n", "--version", "Print dbmcp's version");
     printf("\nThe database is --db PATH, else $DBMCP_DB, else ./dbmcp.db.\n"
+           "A command group without its subcommand (`dbmcp tools`) is a usage error that\n"
+           "lists the group's commands on stderr; `dbmcp help tools` lists them on stdout.\n"
            "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 serve --http stopped\n"
            "after cancelling requests past http.shutdown_grace_ms.\n");
 }
@@ -247,6 +373,10 @@ static int run_help(int argc, char **argv)
     }
     int used;
     const cli_command *cmd = find_command(argc - 1, argv + 1, &used);
+    if (!cmd && argc == 3 && is_group(argv[2])) {
+        print_group(stdout, argv[2]);
+        return CLI_OK;
+    }
     if (!cmd) {
         fprintf(stderr, "dbmcp help: no command named '%s'\n", argv[2]);
         return CLI_USAGE;
@@ -277,6 +407,20 @@ int main(int argc, char **argv)
     }
     int used = 0;
     const cli_command *cmd = find_command(argc, argv, &used);
+    if (!cmd && is_group(argv[1])) {
+        /* A group without (or with an unknown) subcommand: a usage error
+         * that shows what the group holds. */
+        if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+            print_group(stdout, argv[1]);
+            return CLI_OK;
+        }
+        if (argc == 2 || strncmp(argv[2], "-", 1) == 0)
+            fprintf(stderr, "dbmcp %s: missing subcommand\n", argv[1]);
+        else
+            fprintf(stderr, "dbmcp %s: unknown subcommand '%s'\n", argv[1], argv[2]);
+        print_group(stderr, argv[1]);
+        return CLI_USAGE;
+    }
     if (!cmd) {
         fprintf(stderr, "dbmcp: unknown command '%s'\n", argv[1]);
         fprintf(stderr, "usage: dbmcp COMMAND [ARGS] [FLAGS] (see `dbmcp help`)\n");
@@ -288,9 +432,16 @@ int main(int argc, char **argv)
             return CLI_OK;
         }
     }
-    cli_args a;
+    cli_args a = {.argv = calloc((size_t)argc, sizeof(char *))};
+    if (!a.argv) {
+        fprintf(stderr, "dbmcp: out of memory\n");
+        return CLI_FAIL;
+    }
     int rc = parse_args(cmd, argc - 1 - used, argv + 1 + used, &a);
-    if (rc != CLI_OK)
-        return rc;
-    return cmd->run(&a);
+    running = &a;
+    if (rc == CLI_OK)
+        rc = cmd->run(&a);
+    running = NULL;
+    free(a.argv);
+    return rc;
 }

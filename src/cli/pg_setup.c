@@ -146,9 +146,9 @@ int cli_pg_init_prepare(const cli_args *a, store *db, cli_pg_init *st)
             "dbmcp init: nothing was changed. The query role %s does not exist and the user of "
             "--db may not create roles (it lacks CREATEROLE). Run the statements above as a "
             "superuser (or, but for the part marked for a superuser, as a role with CREATEROLE), "
-            "e.g. `dbmcp init … > role.sql; psql -f role.sql`, set the role's password with "
-            "psql's \\password, then run dbmcp init again: it grants the rest.\n",
-            st->role);
+            "e.g. `dbmcp init%s > role.sql` and then role.sql with psql, set the role's password "
+            "with psql's \\password, then run dbmcp init again: it grants the rest.\n",
+            st->role, cli_hint_db());
     return CLI_FAIL;
 }
 

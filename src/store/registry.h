@@ -312,6 +312,16 @@ int reg_resource_update(store *db, const char *uri, const reg_resource *row,
 int reg_template_update(store *db, const char *uri_template, const reg_template *row,
                         const reg_names *interfaces, dbmcp_error *err);
 
+/* Add (member nonzero) or remove one membership: interface iface lists
+ * the tool or prompt `key` (a tool or prompt goes last), or exposes the
+ * resource, resource template or 'prefix*' pattern `key` (REG_RESOURCE
+ * and REG_TEMPLATE share one table). DBMCP_ENOTFOUND when the interface,
+ * or on add the row, does not exist. *changed is 0 when the membership
+ * already was as asked (nothing written). Sets the interface's
+ * updated_at; the catalog-version triggers tell running servers. One
+ * transaction. */
+int reg_membership_set(store *db, reg_kind kind, const char *iface, const char *key, int member,
+                       int *changed, dbmcp_error *err);
 /* Set the enabled flag (and updated_at). */
 int reg_set_enabled(store *db, reg_kind kind, const char *key, int enabled, dbmcp_error *err);
 /* Delete a row with its memberships. A prompt or interface still named by

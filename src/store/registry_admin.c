@@ -12,6 +12,7 @@
  */
 #include "store/registry.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,6 +342,81 @@ static int memberships_replace(store *db, const kind_desc *k, const char *key,
         const char *ins_names[] = {":iface", ":key"};
         const char *ins_values[] = {names->v[i], key};
         rc = registry_exec_bound(db, sql, ins_names, ins_values, 2, err);
+    }
+    return rc;
+}
+
+/* Whether key names a row a membership of kind k may list: the row
+ * itself; for resources also a resource template or a 'prefix*' pattern
+ * (they share dbmcp_interface_resources). */
+static int member_exists(store *db, reg_kind kind, const char *key, int *exists, dbmcp_error *err)
+{
+    int rc = row_exists(db, &kinds[kind], key, exists, err);
+    if (rc || *exists || (kind != REG_RESOURCE && kind != REG_TEMPLATE))
+        return rc;
+    size_t len = strlen(key);
+    if (len > 1 && key[len - 1] == '*') {
+        *exists = 1;
+        return 0;
+    }
+    return row_exists(db, &kinds[kind == REG_RESOURCE ? REG_TEMPLATE : REG_RESOURCE], key, exists,
+                      err);
+}
+
+int reg_membership_set(store *db, reg_kind kind, const char *iface, const char *key, int member,
+                       int *changed, dbmcp_error *err)
+{
+    const kind_desc *k = &kinds[kind];
+    assert(k->member_table);
+    *changed = 0;
+    int rc = store_begin(db, err);
+    if (rc)
+        return rc;
+    int exists = 0;
+    rc = row_exists(db, &kinds[REG_INTERFACE], iface, &exists, err);
+    if (!rc && !exists)
+        rc = not_found(&kinds[REG_INTERFACE], iface, err);
+    if (!rc && member)
+        rc = member_exists(db, kind, key, &exists, err);
+    if (!rc && member && !exists)
+        rc = not_found(k, key, err);
+    char sql[512];
+    if (member && k->member_position)
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO %s (interface, %s, position) SELECT :iface, :key,"
+                 " coalesce(max(position), 0) + 1 FROM %s WHERE interface = :iface"
+                 " ON CONFLICT DO NOTHING",
+                 k->member_table, k->member_column, k->member_table);
+    else if (member)
+        snprintf(sql, sizeof sql,
+                 "INSERT INTO %s (interface, %s) VALUES (:iface, :key) ON CONFLICT DO NOTHING",
+                 k->member_table, k->member_column);
+    else
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE interface = :iface AND %s = :key",
+                 k->member_table, k->member_column);
+    if (!rc) {
+        const char *names[] = {":iface", ":key"};
+        const char *values[] = {iface, key};
+        rc = registry_exec_bound(db, sql, names, values, 2, err);
+    }
+    if (!rc)
+        *changed = store_changes(db) > 0;
+    if (!rc && *changed) {
+        /* The interface's updated_at says when its catalog last changed. */
+        char now[32];
+        ids_now_iso(now);
+        const char *names[] = {":iface", ":now"};
+        const char *values[] = {iface, now};
+        rc = registry_exec_bound(db,
+                                 "UPDATE dbmcp_interfaces SET updated_at = :now"
+                                 " WHERE name = :iface",
+                                 names, values, 2, err);
+    }
+    if (!rc)
+        rc = store_commit(db, err);
+    if (rc) {
+        store_rollback(db);
+        *changed = 0;
     }
     return rc;
 }

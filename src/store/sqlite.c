@@ -25,6 +25,7 @@
 #include "store/sqlite_vecfn.h"
 #include "store/sqlite_watchdog.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -323,6 +324,12 @@ static int sq_open(const char *url, int flags, store **out, dbmcp_error *err)
         oflags |= SQLITE_OPEN_READWRITE | ((flags & STORE_CREATE) ? SQLITE_OPEN_CREATE : 0);
     if ((flags & STORE_CREATE) && !(flags & STORE_READONLY))
         create_private(url);
+    /* SQLite says only "unable to open database file": name the cause. */
+    int plain = strncmp(url, "file:", 5) != 0 && strcmp(url, ":memory:") != 0;
+    if (plain && !(flags & STORE_CREATE) && access(url, F_OK) != 0 && errno == ENOENT) {
+        sq_close(&db->base);
+        return dbmcp_error_set(err, DBMCP_ENOTFOUND, "database file %s does not exist", url);
+    }
     int rc = sqlite3_open_v2(url, &db->db, oflags, NULL);
     if (rc != SQLITE_OK) {
         dbmcp_error_set(err, DBMCP_EIO, "cannot open database %s: %s", url,
@@ -358,6 +365,9 @@ static int sq_open(const char *url, int flags, store **out, dbmcp_error *err)
                             : "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
                               "PRAGMA foreign_keys = ON; PRAGMA mmap_size = 1073741824;";
     rc = sq_exec(&db->base, setup, err);
+    if (rc && sqlite3_errcode(db->db) == SQLITE_NOTADB)
+        rc = dbmcp_error_set(err, DBMCP_EINVAL, "%s is not a SQLite database (nor a dbmcp one)",
+                             url);
     if (rc) {
         sq_close(&db->base);
         return rc;

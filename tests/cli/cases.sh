@@ -14,6 +14,12 @@
 #   line N~TEXT             stdout line N contains TEXT
 #   bytes<N                 stdout is shorter than N bytes
 #   sql:QUERY => VALUE      `dbmcp sql` on $DB prints VALUE for QUERY
+#   hint=N                  stderr shows at least one `dbmcp …` hint (in
+#                           backquotes), and each, pasted as it stands into
+#                           bash in $FILES (dbmcp being $BIN), exits N: a
+#                           hint must name the --db (and --interface) it needs
+#                           (a PostgreSQL hint leaves the password out: it
+#                           runs with PGPASSWORD, as libpq reads it)
 #
 # Engines. Cases run on SQLite or, with DBMCP_TEST_PG, on PostgreSQL
 # (tests/cli/lib/db.sh). A case whose name starts with "[sqlite] " or
@@ -81,7 +87,7 @@ on_engine() {
 
 # check_one CHECK: one check of the last case; prints why it fails.
 check_one() {
-  local check query want got n
+  local check query want got n hint
   check="$(trim "$1")"
   check="$(on_engine "$check")" || return 0
   case "$check" in
@@ -109,6 +115,18 @@ check_one() {
       query="${query% => *}"
       got="$(db_sql "$DB" "$query" 2>&1)"
       [ "$got" = "$want" ] || { echo "sql '$query' gave '$got', want '$want'"; return 1; } ;;
+    hint=*)
+      want="${check#hint=}"
+      n=0
+      while IFS= read -r hint; do
+        n=$((n + 1))
+        hint="${hint#\`}"
+        hint="${hint%\`}"
+        (cd "$FILES" && export PGPASSWORD="$(db_password "$DB")" && eval "\"\$BIN\" ${hint#dbmcp }") </dev/null >"$WORK/hint.out" 2>"$WORK/hint.err"
+        got=$?
+        [ "$got" = "$want" ] || { echo "hint \`$hint\` exits $got, want $want: $(head -c 300 "$WORK/hint.err")"; return 1; }
+      done < <(grep -o '`dbmcp [^`]*`' "$WORK/stderr")
+      [ "$n" -gt 0 ] || { echo "stderr has no \`dbmcp …\` hint"; return 1; } ;;
     "") ;;
     *)
       echo "unknown check '$check'"; return 1 ;;

@@ -62,7 +62,8 @@ refused() {
 search() { "$BIN" call search_documents "$1" --db "$DB" --interface default --json 2>"$WORK/err"; }
 
 "$BIN" init --db "$DB" 2>/dev/null || { echo "ingest.sh: init failed" >&2; exit 1; }
-q "INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('default', 'search_documents', 90)"
+"$BIN" interfaces add-tool default search_documents --db "$DB" 2>/dev/null ||
+  { echo "ingest.sh: interfaces add-tool failed" >&2; exit 1; }
 
 # --- every format ---------------------------------------------------------------
 run "ingest four formats" 0 ingest "$FIX/plain.txt" "$FIX/notes.md" "$FIX/page.html" \
@@ -171,7 +172,7 @@ expect_eq "token chunking: recorded on the collection" "$(q "SELECT chunk_strate
 # --- reembed ------------------------------------------------------------------------
 q "INSERT INTO dbmcp_settings (key, value) VALUES ('embed.dim', '128') ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 sed 's/zwei Tage/vier Tage/' "$WORK/notes.md" >"$WORK/notes2.md"
-refused "ingest with another model refused" "holds vectors of model builtin-lexical-v1@384 but the configured embedder is builtin-lexical-v1@128; run \`dbmcp reembed --collection t\` first" ingest "$WORK/notes2.md" --collection t
+refused "ingest with another model refused" "holds vectors of model builtin-lexical-v1@384 but the configured embedder is builtin-lexical-v1@128; run \`dbmcp reembed --collection t --db $DB\` first" ingest "$WORK/notes2.md" --collection t
 run "reembed" 0 reembed --collection t && expect_out "reembed: report" "embedded with builtin-lexical-v1@128"
 expect_eq "reembed: only the new model" "$(qjoin , "SELECT DISTINCT model FROM dbmcp_chunk_vectors v JOIN dbmcp_chunks c ON c.id = v.item_id JOIN dbmcp_documents d ON d.id = c.document_id WHERE d.collection = 't'")" "builtin-lexical-v1@128"
 expect_eq "reembed: collection model" "$(q "SELECT embed_model || ' ' || embed_dim FROM dbmcp_collections WHERE name = 't'")" "builtin-lexical-v1@128 128"
@@ -259,6 +260,31 @@ wait "$serve_pid"
 # Without poppler-glib a PDF is refused with the library and its package named, and nothing
 # is written. Hiding the library needs a private mount namespace (root): skipped otherwise.
 poppler="$(ldconfig -p | awk '$1 == "libpoppler-glib.so.8" {print $NF; exit}')"
+# --- many paths; a collection exposed later keeps its documents and metadata -------
+mkdir -p "$WORK/many"
+for i in $(seq 1 240); do printf 'Memo %d about the Zugspitze rota.\n' "$i" >"$WORK/many/memo$i.txt"; done
+run "240 paths in one call" 0 ingest "$WORK"/many/memo*.txt --collection later --meta 'dept=ops' &&
+  expect_out "240 paths: report" "collection later: 240 added, 0 replaced, 0 unchanged"
+expect_err "unexposed collection warns" \
+  "warning: no interface exposes collection later, so search_documents and resources/list do not see it"
+hint="$(grep -o '`dbmcp collections expose [^`]*`' "$WORK/err" | tr -d '`')"
+expect_eq "the warning's hint names --db" "$(printf '%s' "$hint" | grep -c -- "--db $DB")" "1"
+expect_eq "unexposed: search finds nothing" \
+  "$(search '{"query": "Zugspitze"}' | grep -c 'doc://later/')" "0"
+before_docs="$(q "SELECT count(*) || ' ' || min(metadata) || ' ' || max(updated_at) FROM dbmcp_documents WHERE collection = 'later'")"
+(eval "\"\$BIN\" ${hint#dbmcp }") >"$WORK/out" 2>"$WORK/err" </dev/null
+expect_eq "pasted expose hint: exit status" "$?" "0"
+expect_err "expose: message" "interface 'default' now exposes collection later"
+expect_eq "expose keeps documents and metadata" \
+  "$(q "SELECT count(*) || ' ' || min(metadata) || ' ' || max(updated_at) FROM dbmcp_documents WHERE collection = 'later'")" \
+  "$before_docs"
+expect_eq "exposed later: search finds it" \
+  "$(search '{"query": "Zugspitze"}' | grep -q 'doc://later/memo' && echo found)" "found"
+run "re-ingest unchanged: no warning once exposed" 0 ingest "$WORK/many/memo1.txt" --collection later --meta 'dept=ops' &&
+  expect_eq "re-ingest: no warning" "$(grep -c warning "$WORK/err")" "0"
+refused "expose unknown collection" "no collection named 'nosuch'" collections expose nosuch --interface default
+run "expose without --interface" 2 collections expose later && expect_err "expose: usage" "--interface NAME is required"
+
 if [ -n "$poppler" ] && unshare -m true 2>/dev/null; then
   before="$(dump)"
   unshare -m sh -c 'mount --bind /dev/null "$(readlink -f "$1")" && shift && exec "$@"' sh \

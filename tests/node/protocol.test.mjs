@@ -209,7 +209,7 @@ describe('stdio: lifecycle and tools', () => {
     });
 
     test('--interface naming a disabled or missing interface is refused at start', async (t) => {
-        const { db } = tempDb(t, { demo: true });
+        const { db } = tempDb(t, { demo: true, conformance: true });
         for (const iface of ['conformance', 'no_such_interface']) {
             const r = cli(['serve', '--db', db, '--interface', iface], { input: '' });
             assert.notEqual(r.status, 0, `serve --interface ${iface} exited 0`);
@@ -601,7 +601,7 @@ describe('Streamable HTTP', () => {
     });
 
     test('clients that disconnect mid-request or mid-call do not stop the server', async (t) => {
-        const { db } = tempDb(t);
+        const { db } = tempDb(t, { conformance: true });
         sql(db, "UPDATE dbmcp_interfaces SET enabled=1 WHERE name='conformance'");
         const { key } = createKey(db, 'conformance');
         const { key: defaultKey } = createKey(db, 'default');

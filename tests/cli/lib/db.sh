@@ -76,6 +76,15 @@ db_engine() {
   esac
 }
 
+# db_password URL: the password of a PostgreSQL URL (user:PASSWORD@), else
+# nothing: what a pasted hint, which leaves it out, takes from PGPASSWORD.
+db_password() {
+  [ "$(db_engine "$1")" = postgres ] || return 0
+  local rest=${1#*://}
+  rest=${rest%%@*}
+  case "$rest" in *:*) printf '%s' "${rest#*:}" ;; esac
+}
+
 db_sql() {
   local db=$1
   shift

@@ -59,14 +59,15 @@ export function sqlRows(db, query) {
  * the PostgreSQL server DBMCP_TEST_PG names. Both removed after the test.
  * Returns {dir, db}.
  */
-export function tempDb(t, { demo = false } = {}) {
+export function tempDb(t, { demo = false, conformance = false } = {}) {
     const dir = mkdtempSync(path.join(tmpdir(), 'dbmcp-proto-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const db = testDb(BIN, dir, 'test');
     t.after(() => dropTestDb(BIN, db));
-    const r = cli(['init', '--db', db, ...(demo ? ['--demo'] : [])]);
+    const flags = [...(demo ? ['--demo'] : []), ...(conformance ? ['--conformance'] : [])];
+    const r = cli(['init', '--db', db, ...flags]);
     if (r.status !== 0) {
-        throw new Error(`dbmcp init${demo ? ' --demo' : ''} exited ${r.status}: ${r.stderr}`);
+        throw new Error(`dbmcp init ${flags.join(' ')} exited ${r.status}: ${r.stderr}`);
     }
     return { dir, db };
 }

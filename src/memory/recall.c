@@ -257,8 +257,10 @@ static int run_search(const search_index_scope *readable, store *db, const mem_c
     sr.candidates = k;
     sr.filter = scope_ids ? in_scope : NULL;
     sr.filter_ctx = scope_ids;
-    sr.filter_ids = scope_ids->ids; /* ascending */
-    sr.filter_count = scope_ids->n;
+    if (scope_ids) { /* read only when the vector side runs */
+        sr.filter_ids = scope_ids->ids; /* ascending */
+        sr.filter_count = scope_ids->n;
+    }
     sr.emb = emb;
     sr.min_relevance = out->min_relevance;
     if (*mode == SEARCH_HYBRID) {

@@ -142,7 +142,7 @@ call_id() { grep -o '"dbmcp/callId":"[^"]*"' "$1" 2>/dev/null | head -n 1 | cut 
 # audit_rows_of FILE: for each call id in FILE (one a line), how many rows
 # `dbmcp audit` shows; prints "ids missing duplicated".
 audit_rows_of() {
-  "$BIN" audit --db "$DB" --limit 10000000 2>/dev/null | awk 'NR > 1 { print $2 }' | sort >"$WORK/audited"
+  "$BIN" audit --db "$DB" --limit 1000000 2>/dev/null | awk 'NR > 1 { print $2 }' | sort >"$WORK/audited"
   sort "$1" | awk -v audited="$WORK/audited" '
     BEGIN { while ((getline id < audited) > 0) n[id]++ }
     { ids++; if (!($1 in n)) missing++; else if (n[$1] > 1) dup++ }

@@ -198,7 +198,14 @@ run "help ingest" 0 help ingest && expect_out "help ingest: flags" "--max-tokens
 if [ "$(db_engine "$DB")" = postgres ]; then
   chunk_range="convert_from(substring(convert_to(d.content, 'UTF8') FROM CAST(c.start_byte + 1 AS integer) FOR CAST(c.end_byte - c.start_byte AS integer)), 'UTF8')"
   old_schema="ALTER TABLE dbmcp_chunks ADD COLUMN text text COLLATE \"C\" NOT NULL DEFAULT '';"
+  # The migrations after 0010 undone too, so that 0010 runs again with them.
+  later="DROP TABLE dbmcp_attachments;
+    DROP TRIGGER dbmcp_mem_items_stats_ai ON dbmcp_mem_items; DROP TRIGGER dbmcp_mem_items_stats_ad ON dbmcp_mem_items;
+    DROP TRIGGER dbmcp_mem_items_stats_au ON dbmcp_mem_items; DROP FUNCTION dbmcp_mem_scope_stats_keep();
+    DROP TABLE dbmcp_mem_scope_stats;"
 else
+  later="DROP TABLE dbmcp_attachments; DROP TRIGGER dbmcp_mem_items_stats_ai; DROP TRIGGER dbmcp_mem_items_stats_ad;
+    DROP TRIGGER dbmcp_mem_items_stats_au; DROP TABLE dbmcp_mem_scope_stats;"
   chunk_range="CAST(substr(CAST(d.content AS BLOB), c.start_byte + 1, c.end_byte - c.start_byte) AS TEXT)"
   old_schema="ALTER TABLE dbmcp_chunks ADD COLUMN text TEXT NOT NULL DEFAULT '';
     CREATE TABLE v8 (model TEXT NOT NULL, item_id INTEGER NOT NULL REFERENCES dbmcp_chunks (id) ON DELETE CASCADE,
@@ -221,13 +228,13 @@ answers() {
 answers >"$WORK/answers.new"
 chunk_texts() { q "SELECT c.id, $chunk_range FROM dbmcp_chunks c JOIN dbmcp_documents d ON d.id = c.document_id ORDER BY c.id" | md5sum; }
 texts_new="$(chunk_texts)"
-q "$old_schema
+q "$old_schema $later
    UPDATE dbmcp_chunks SET text = (SELECT $chunk_range FROM dbmcp_documents d, dbmcp_chunks c WHERE c.id = dbmcp_chunks.id AND d.id = c.document_id);
-   DELETE FROM dbmcp_schema_migrations WHERE version = 10" >/dev/null
+   DELETE FROM dbmcp_schema_migrations WHERE version >= 10" >/dev/null
 q "UPDATE dbmcp_chunks SET text = text || '!' WHERE id = (SELECT min(id) FROM dbmcp_chunks)" >/dev/null
 refused "0010 refuses a chunk that is not its range" "a chunk's text is not the range of its document it points to; dbmcp_chunks.text is kept (nothing changed)" init
 q "UPDATE dbmcp_chunks SET text = substr(text, 1, length(text) - 1) WHERE id = (SELECT min(id) FROM dbmcp_chunks)" >/dev/null
-run "0010 converts the old database" 0 init && expect_err "0010: applied" "1 migration applied"
+run "0010 converts the old database" 0 init && expect_err "0010: applied" "3 migrations applied"
 expect_eq "0010: every chunk's text kept" "$(chunk_texts)" "$texts_new"
 answers >"$WORK/answers.old"
 cmp -s "$WORK/answers.new" "$WORK/answers.old" && [ -s "$WORK/answers.new" ] && ok "0010: the same answers after the conversion" ||

@@ -84,7 +84,7 @@ async function shot(page, name) {
 
 test('the console in Chromium: log in, disable a tool, revoke a key, find the call; payloads stay text', async (t) => {
     assert.ok(CHROMIUM, 'chromium is not installed (scripts/deps.sh installs it)');
-    const { db } = tempDb(t);
+    const { db } = tempDb(t, { conformance: true }); // so prompts, resources and templates have rows
     const admin = cli(['keys', 'create', '--db', db, '--admin', '--principal', 'operator']).stdout.trim();
     const agent = createKey(db, 'default', ['--principal', 'agent']);
     const upd = cli(['tools', 'update', 'echo', '--db', db, '--file', '-'], {

@@ -257,7 +257,7 @@ static int run_search(const search_index_scope *readable, store *db, const mem_c
     sr.candidates = k;
     sr.filter = scope_ids ? in_scope : NULL;
     sr.filter_ctx = scope_ids;
-    if (scope_ids) { /* read only when the vector side runs */
+    if (scope_ids) {                    /* read only when the vector side runs */
         sr.filter_ids = scope_ids->ids; /* ascending */
         sr.filter_count = scope_ids->n;
     }

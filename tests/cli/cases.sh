@@ -122,7 +122,7 @@ check_one() {
         n=$((n + 1))
         hint="${hint#\`}"
         hint="${hint%\`}"
-        (cd "$FILES" && export PGPASSWORD="$(db_password "$DB")" && eval "\"\$BIN\" ${hint#dbmcp }") </dev/null >"$WORK/hint.out" 2>"$WORK/hint.err"
+        (cd "$FILES" && db_paste_password "$DB" && eval "\"\$BIN\" ${hint#dbmcp }") </dev/null >"$WORK/hint.out" 2>"$WORK/hint.err"
         got=$?
         [ "$got" = "$want" ] || { echo "hint \`$hint\` exits $got, want $want: $(head -c 300 "$WORK/hint.err")"; return 1; }
       done < <(grep -o '`dbmcp [^`]*`' "$WORK/stderr")

@@ -172,7 +172,7 @@ expect_eq "token chunking: recorded on the collection" "$(q "SELECT chunk_strate
 # --- reembed ------------------------------------------------------------------------
 q "INSERT INTO dbmcp_settings (key, value) VALUES ('embed.dim', '128') ON CONFLICT (key) DO UPDATE SET value = excluded.value"
 sed 's/zwei Tage/vier Tage/' "$WORK/notes.md" >"$WORK/notes2.md"
-refused "ingest with another model refused" "holds vectors of model builtin-lexical-v1@384 but the configured embedder is builtin-lexical-v1@128; run \`dbmcp reembed --collection t --db $DB\` first" ingest "$WORK/notes2.md" --collection t
+refused "ingest with another model refused" "holds vectors of model builtin-lexical-v1@384 but the configured embedder is builtin-lexical-v1@128; run \`dbmcp reembed --collection t --db $(db_hint "$DB")\` first" ingest "$WORK/notes2.md" --collection t
 run "reembed" 0 reembed --collection t && expect_out "reembed: report" "embedded with builtin-lexical-v1@128"
 expect_eq "reembed: only the new model" "$(qjoin , "SELECT DISTINCT model FROM dbmcp_chunk_vectors v JOIN dbmcp_chunks c ON c.id = v.item_id JOIN dbmcp_documents d ON d.id = c.document_id WHERE d.collection = 't'")" "builtin-lexical-v1@128"
 expect_eq "reembed: collection model" "$(q "SELECT embed_model || ' ' || embed_dim FROM dbmcp_collections WHERE name = 't'")" "builtin-lexical-v1@128 128"
@@ -275,11 +275,11 @@ run "240 paths in one call" 0 ingest "$WORK"/many/memo*.txt --collection later -
 expect_err "unexposed collection warns" \
   "warning: no interface exposes collection later, so search_documents and resources/list do not see it"
 hint="$(grep -o '`dbmcp collections expose [^`]*`' "$WORK/err" | tr -d '`')"
-expect_eq "the warning's hint names --db" "$(printf '%s' "$hint" | grep -c -- "--db $DB")" "1"
+expect_eq "the warning's hint names --db" "$(printf '%s' "$hint" | grep -cF -- "--db $(db_hint "$DB")")" "1"
 expect_eq "unexposed: search finds nothing" \
   "$(search '{"query": "Zugspitze"}' | grep -c 'doc://later/')" "0"
 before_docs="$(q "SELECT count(*) || ' ' || min(metadata) || ' ' || max(updated_at) FROM dbmcp_documents WHERE collection = 'later'")"
-(eval "\"\$BIN\" ${hint#dbmcp }") >"$WORK/out" 2>"$WORK/err" </dev/null
+(db_paste_password "$DB" && eval "\"\$BIN\" ${hint#dbmcp }") >"$WORK/out" 2>"$WORK/err" </dev/null
 expect_eq "pasted expose hint: exit status" "$?" "0"
 expect_err "expose: message" "interface 'default' now exposes collection later"
 expect_eq "expose keeps documents and metadata" \

@@ -85,6 +85,36 @@ db_password() {
   case "$rest" in *:*) printf '%s' "${rest#*:}" ;; esac
 }
 
+# db_paste_password URL: a pasted PostgreSQL hint leaves the password out,
+# as a user's would; make it findable where libpq looks. With a passfile in
+# the URL (the query role's password is in it) the password goes into that
+# file, since PGPASSWORD would be sent for the query role too and refused;
+# else PGPASSWORD. Run it in the subshell that runs the hint.
+db_paste_password() {
+  local pw user rest pf
+  pw=$(db_password "$1")
+  [ -n "$pw" ] || return 0
+  rest=${1#*://}
+  rest=${rest%%@*}
+  user=${rest%%:*}
+  pf=$(printf '%s' "$1" | sed -n 's/.*[?&]passfile=\([^&]*\).*/\1/p')
+  if [ -n "$pf" ] && [ -w "$pf" ]; then
+    grep -q "^\*:\*:\*:$user:" "$pf" || printf '*:*:*:%s:%s\n' "$user" "$pw" >>"$pf"
+  else
+    export PGPASSWORD=$pw
+  fi
+}
+
+# db_hint URL: the --db value as the CLI prints it in a hint: a PostgreSQL
+# URL without its password, in single quotes; a path as it is.
+db_hint() {
+  if [ "$(db_engine "$1")" = postgres ]; then
+    printf "'%s'" "$(printf '%s' "$1" | sed -E 's#^(postgres(ql)?://[^:@/]*):[^@]*@#\1@#')"
+  else
+    printf '%s' "$1"
+  fi
+}
+
 db_sql() {
   local db=$1
   shift

@@ -14,46 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strbuf.h"
 #include "core/textnorm.h"
 #include "search/content_words.h"
 
 /* A growable output string, and the phrases written into it. */
 typedef struct sbuf {
-    char *s;              /* owned, NUL-terminated */
-    size_t len;           /* bytes used, without the NUL */
-    size_t cap;           /* bytes allocated */
+    strbuf text;          /* the expression; an append that failed sets text.oom */
     size_t strings;       /* FTS5 strings (phrases) written */
     char **phrases;       /* owned: the text of each, in order */
     fts_term_kind *kinds; /* owned: the kind of each */
     size_t phrases_cap;   /* entries allocated in both */
-    int oom;              /* an append failed */
 } sbuf;
-
-static void sbuf_add(sbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *g = realloc(b->s, cap);
-        if (!g) {
-            b->oom = 1;
-            return;
-        }
-        b->s = g;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sbuf_str(sbuf *b, const char *s)
-{
-    sbuf_add(b, s, strlen(s));
-}
 
 /* Length of the white space character at s[0..n), or 0 when there is none. */
 static size_t space_at(const char *s, size_t n)
@@ -199,7 +171,7 @@ int fts_query_parse(const char *query, size_t n, int flags, fts_query *out, dbmc
 /* Remember the text and kind of the phrase being written. */
 static void note_phrase(sbuf *b, const char *text, fts_term_kind kind)
 {
-    if (b->oom)
+    if (b->text.oom)
         return;
     if (b->strings == b->phrases_cap) {
         size_t cap = b->phrases_cap ? b->phrases_cap * 2 : 16;
@@ -210,13 +182,13 @@ static void note_phrase(sbuf *b, const char *text, fts_term_kind kind)
         if (k)
             b->kinds = k;
         if (!p || !k) {
-            b->oom = 1;
+            b->text.oom = 1;
             return;
         }
         b->phrases_cap = cap;
     }
     if (!(b->phrases[b->strings] = strdup(text))) {
-        b->oom = 1;
+        b->text.oom = 1;
         return;
     }
     b->kinds[b->strings] = kind;
@@ -226,13 +198,13 @@ static void note_phrase(sbuf *b, const char *text, fts_term_kind kind)
 static void add_string(sbuf *b, const fts_term *t, fts_term_kind kind)
 {
     note_phrase(b, t->text, kind);
-    if (b->oom)
+    if (b->text.oom)
         return;
     b->strings++;
-    sbuf_add(b, "\"", 1);
+    strbuf_add(&b->text, "\"", 1);
     for (const char *p = t->text; *p; p++)
-        sbuf_add(b, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
-    sbuf_add(b, "\"", 1);
+        strbuf_add(&b->text, *p == '"' ? "\"\"" : p, *p == '"' ? 2 : 1);
+    strbuf_add(&b->text, "\"", 1);
 }
 
 /* Append the terms of one kind joined by op; returns how many. */
@@ -243,7 +215,7 @@ static size_t add_group(sbuf *b, const fts_query *q, fts_term_kind kind, const c
         if (q->terms[i].kind != kind)
             continue;
         if (k++)
-            sbuf_str(b, op);
+            strbuf_str(&b->text, op);
         add_string(b, &q->terms[i], kind);
     }
     return k;
@@ -353,7 +325,7 @@ static size_t add_any_group(sbuf *b, const fts_query *q, int others, int *oom)
         if (others && g.s[i].function)
             continue;
         if (emitted++)
-            sbuf_str(b, " OR ");
+            strbuf_str(&b->text, " OR ");
         add_string(b, &(fts_term){FTS_TERM_ANY, 0, g.s[i].text}, FTS_TERM_ANY);
     }
     for (size_t i = 0; i < g.n; i++) {
@@ -382,7 +354,7 @@ static void build_expression(sbuf *b, const fts_query *q, int *positive)
     int excluded = first_of(q, FTS_TERM_EXCLUDED) != NULL;
     int oom = 0;
     if (excluded)
-        sbuf_str(b, "(");
+        strbuf_str(&b->text, "(");
     if (!required) {
         add_any_group(b, q, 0, &oom);
         *positive = (int)b->strings;
@@ -390,20 +362,20 @@ static void build_expression(sbuf *b, const fts_query *q, int *positive)
         add_group(b, q, FTS_TERM_REQUIRED, " AND ");
         *positive = (int)b->strings;
         if (first_of(q, FTS_TERM_ANY)) {
-            sbuf_str(b, " AND (");
+            strbuf_str(&b->text, " AND (");
             size_t optional = add_any_group(b, q, 1, &oom);
             *positive = (int)b->strings;
             if (optional)
-                sbuf_str(b, " OR ");
+                strbuf_str(&b->text, " OR ");
             add_string(b, required, FTS_TERM_ANY); /* keeps the group true */
-            sbuf_str(b, ")");
+            strbuf_str(&b->text, ")");
         }
     }
-    b->oom |= oom;
+    b->text.oom |= oom;
     if (excluded) {
-        sbuf_str(b, ") NOT (");
+        strbuf_str(&b->text, ") NOT (");
         add_group(b, q, FTS_TERM_EXCLUDED, " OR ");
-        sbuf_str(b, ")");
+        strbuf_str(&b->text, ")");
     }
 }
 
@@ -428,12 +400,12 @@ int fts_match_build(const char *query, size_t n, int flags, fts_match *out, dbmc
     int positive = 0;
     build_expression(&b, &q, &positive);
     fts_query_free(&q);
-    if (b.oom) {
-        free(b.s);
+    if (b.text.oom) {
+        strbuf_free(&b.text);
         sbuf_free_phrases(&b);
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
     }
-    *out = (fts_match){b.s, positive, b.phrases, b.kinds, b.strings};
+    *out = (fts_match){b.text.data, positive, b.phrases, b.kinds, b.strings};
     return 0;
 }
 

@@ -244,9 +244,10 @@ static const char item_detail_sql[] =
     " ) AS refs ORDER BY ref_time DESC, ref_id DESC LIMIT 1) r"
     " WHERE i.id = :id AND i.user_id = :u AND i.agent_id = :a";
 
-int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
-                       const mstore_detail_filter *filter, mstore_row_fn fn, void *ctx,
-                       dbmcp_error *err)
+/* The detail statement for the scope u/a, its filter and the time bound:
+ * what one item or a list of them binds :id into. */
+static int prepare_detail(store *db, const char *u, const char *a,
+                          const mstore_detail_filter *filter, store_stmt **out, dbmcp_error *err)
 {
     char age[128], sql[4096];
     int rc =
@@ -257,7 +258,6 @@ int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
     store_stmt *st;
     if ((rc = mstore_prepare_scoped(db, sql, u, a, &st, err)))
         return rc;
-    store_bind_int(st, ":id", item_id);
     store_bind_text(st, ":model", filter ? filter->model : NULL);
     store_bind_text(st, ":asof", filter ? filter->as_of : NULL);
     store_bind_text(st, ":from", filter ? filter->from : NULL);
@@ -265,6 +265,19 @@ int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
     char now[32];
     ids_now_iso(now);
     store_bind_text(st, ":now", now);
+    *out = st;
+    return 0;
+}
+
+int mstore_item_detail(store *db, const char *u, const char *a, int64_t item_id,
+                       const mstore_detail_filter *filter, mstore_row_fn fn, void *ctx,
+                       dbmcp_error *err)
+{
+    store_stmt *st;
+    int rc = prepare_detail(db, u, a, filter, &st, err);
+    if (rc)
+        return rc;
+    store_bind_int(st, ":id", item_id);
     int rows = 0;
     if ((rc = mstore_each(st, fn, ctx, &rows, err)))
         return rc;
@@ -275,22 +288,10 @@ int mstore_item_details(store *db, const char *u, const char *a, const int64_t *
                         const mstore_detail_filter *filter, mstore_detail_fn fn, void *ctx,
                         dbmcp_error *err)
 {
-    char age[128], sql[4096];
-    int rc =
-        dialect_format(db, DIALECT_SECONDS_BETWEEN, age, sizeof age, err, ":now", "r.ref_time");
+    store_stmt *st;
+    int rc = prepare_detail(db, u, a, filter, &st, err);
     if (rc)
         return rc;
-    snprintf(sql, sizeof sql, item_detail_sql, age);
-    store_stmt *st;
-    if ((rc = mstore_prepare_scoped(db, sql, u, a, &st, err)))
-        return rc;
-    store_bind_text(st, ":model", filter ? filter->model : NULL);
-    store_bind_text(st, ":asof", filter ? filter->as_of : NULL);
-    store_bind_text(st, ":from", filter ? filter->from : NULL);
-    store_bind_text(st, ":to", filter ? filter->to : NULL);
-    char now[32];
-    ids_now_iso(now);
-    store_bind_text(st, ":now", now);
     for (size_t i = 0; i < n && rc == 0; i++) {
         store_reset(st);
         store_bind_int(st, ":id", ids[i]);

@@ -77,6 +77,13 @@ int catalog_validate_prompt(const reg_prompt *p, dbmcp_error *err);
 int catalog_validate_resource(const reg_resource *r, dbmcp_error *err);
 /* A template: RFC 6570 level-1 braces balanced, handler kind. */
 int catalog_validate_template(const reg_template *t, dbmcp_error *err);
+/* An execution plan in the `dbmcp plans add` shape (plans_store.h,
+ * plans_admin_get): name, interface, prompt names, at least one step of a
+ * known kind (a tool step names its tool; arguments an object), rules of a
+ * known kind whose regexes compile, required entities listed once,
+ * examples of 1-2000 characters; each element refuses unknown keys
+ * (validate_plan.c). Existence of what it names is the store's check. */
+int catalog_validate_plan(const json_t *plan, dbmcp_error *err);
 
 /* --- prompts -------------------------------------------------------------- */
 

@@ -11,14 +11,17 @@
  * store/registry_admin.c; this file only shapes JSON and prints.
  */
 #include <assert.h>
+#include <pwd.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "catalog/catalog.h"
 #include "cli/cli.h"
 #include "core/jsonutil.h"
+#include "store/plans_store.h"
 #include "store/registry.h"
 #include "tools/tool.h"
 
@@ -38,6 +41,7 @@ typedef enum field_type {
     FIELD_OBJECT,
     FIELD_ARRAY,
     FIELD_BOOL,
+    FIELD_INT,
     FIELD_NAMES, /* array of interface names: the membership */
     FIELD_STAMP  /* created_at / updated_at: printed by show, ignored on input */
 } field_type;
@@ -110,6 +114,39 @@ static const field_spec template_fields[] = {
     {NULL, FIELD_STRING, 0},
 };
 
+static const field_spec plan_fields[] = {
+    {"name", FIELD_STRING, 0},
+    {"description", FIELD_STRING, 1},
+    {"interface", FIELD_STRING, 0},
+    {"system_prompt", FIELD_STRING, 1},
+    {"extended_prompt", FIELD_STRING, 1},
+    {"priority", FIELD_INT, 0},
+    {"is_default", FIELD_BOOL, 0},
+    {"enabled", FIELD_BOOL, 0},
+    {"steps", FIELD_ARRAY, 0},
+    {"rules", FIELD_ARRAY, 1},
+    {"required_entities", FIELD_ARRAY, 1},
+    {"examples", FIELD_ARRAY, 1},
+    STAMP_FIELDS,
+    {NULL, FIELD_STRING, 0},
+};
+
+/* How `list` shows one column: a member of the row's JSON, or the
+ * row's interfaces. */
+typedef enum column_kind {
+    COL_TEXT,      /* a string member ("-" when absent) */
+    COL_YES_NO,    /* a boolean member */
+    COL_NUMBER,    /* an integer member */
+    COL_COUNT,     /* the length of an array member */
+    COL_INTERFACES /* the interfaces listing the row (pattern ones marked '*') */
+} column_kind;
+
+typedef struct column_spec {
+    const char *header; /* NULL ends the list */
+    const char *member;
+    column_kind kind;
+} column_spec;
+
 /* What one write needs besides the row. */
 typedef struct admin_ctx {
     cli_args *args; /* for the database URL of the read-only check */
@@ -129,8 +166,10 @@ typedef struct admin_kind {
      * update the row keyed key. */
     int (*save)(const admin_ctx *c, const json_t *row, const char *key, const reg_names *ifaces,
                 dbmcp_error *err);
-    /* Print the table of all rows on stdout. */
-    int (*list)(store *db, dbmcp_error *err);
+    /* All rows in key order as a new JSON array of their list shape (the
+     * file shape; resources without content, with "bytes"). */
+    int (*list)(store *db, json_t **rows, dbmcp_error *err);
+    const column_spec *columns; /* what `list` prints, at most TABLE_MAX_COLS */
 } admin_kind;
 
 /* --- small JSON helpers ------------------------------------------------------ */
@@ -246,6 +285,7 @@ static int type_matches(const field_spec *f, const json_t *v)
     case FIELD_OBJECT: return json_is_object(v);
     case FIELD_ARRAY: return json_is_array(v);
     case FIELD_BOOL: return json_is_boolean(v);
+    case FIELD_INT: return json_is_integer(v);
     case FIELD_NAMES: {
         size_t i;
         json_t *e;
@@ -268,6 +308,7 @@ static const char *type_phrase(field_type t)
     case FIELD_OBJECT: return "a JSON object";
     case FIELD_ARRAY: return "an array";
     case FIELD_BOOL: return "true or false";
+    case FIELD_INT: return "a whole number";
     case FIELD_NAMES: return "an array of interface names";
     }
     return "?";
@@ -535,22 +576,6 @@ static const char *yes_no(int v)
     return v ? "yes" : "no";
 }
 
-static int list_interfaces(store *db, dbmcp_error *err)
-{
-    reg_interface *v = NULL;
-    size_t n = 0;
-    int rc = reg_interface_list_all(db, &v, &n, err);
-    if (rc)
-        return rc;
-    text_table t = {.cols = 3};
-    table_add(&t, (const char *[]){"NAME", "ENABLED", "TITLE"});
-    for (size_t i = 0; i < n; i++)
-        table_add(&t, (const char *[]){v[i].name, yes_no(v[i].enabled), v[i].title});
-    table_print(&t);
-    reg_interface_array_free(v, n);
-    return 0;
-}
-
 /* --- tools ------------------------------------------------------------------------------- */
 
 static json_t *tool_to_json(const reg_tool *t)
@@ -603,26 +628,6 @@ static int save_tool(const admin_ctx *c, const json_t *row, const char *key,
                : reg_tool_insert(c->db, &t, ifaces, err);
 }
 
-static int list_tools(store *db, dbmcp_error *err)
-{
-    reg_tool *v = NULL;
-    size_t n = 0;
-    int rc = reg_tool_list_all(db, &v, &n, err);
-    if (rc)
-        return rc;
-    text_table t = {.cols = 5};
-    table_add(&t, (const char *[]){"NAME", "ENABLED", "HANDLER", "INTERFACES", "TITLE"});
-    for (size_t i = 0; i < n; i++) {
-        char *ifaces = interfaces_cell(db, REG_TOOL, v[i].name, err);
-        table_add(&t, (const char *[]){v[i].name, yes_no(v[i].enabled), v[i].handler_kind, ifaces,
-                                       v[i].title});
-        free(ifaces);
-    }
-    table_print(&t);
-    reg_tool_array_free(v, n);
-    return 0;
-}
-
 /* --- prompts --------------------------------------------------------------------------- */
 
 static json_t *prompt_to_json(const reg_prompt *p)
@@ -665,26 +670,6 @@ static int save_prompt(const admin_ctx *c, const json_t *row, const char *key,
                  : reg_prompt_insert(c->db, &p, ifaces, err);
     json_decref(no_arguments);
     return rc;
-}
-
-static int list_prompts(store *db, dbmcp_error *err)
-{
-    reg_prompt *v = NULL;
-    size_t n = 0;
-    int rc = reg_prompt_list_all(db, &v, &n, err);
-    if (rc)
-        return rc;
-    text_table t = {.cols = 5};
-    table_add(&t, (const char *[]){"NAME", "ENABLED", "KIND", "INTERFACES", "TITLE"});
-    for (size_t i = 0; i < n; i++) {
-        char *ifaces = interfaces_cell(db, REG_PROMPT, v[i].name, err);
-        table_add(&t,
-                  (const char *[]){v[i].name, yes_no(v[i].enabled), v[i].kind, ifaces, v[i].title});
-        free(ifaces);
-    }
-    table_print(&t);
-    reg_prompt_array_free(v, n);
-    return 0;
 }
 
 /* --- resources ------------------------------------------------------------------------- */
@@ -761,28 +746,6 @@ static int save_resource(const admin_ctx *c, const json_t *row, const char *key,
     return rc;
 }
 
-static int list_resources(store *db, dbmcp_error *err)
-{
-    reg_resource *v = NULL;
-    size_t n = 0;
-    int rc = reg_resource_list_all(db, &v, &n, err);
-    if (rc)
-        return rc;
-    text_table t = {.cols = 6};
-    table_add(&t, (const char *[]){"URI", "ENABLED", "MIME TYPE", "BYTES", "INTERFACES", "NAME"});
-    for (size_t i = 0; i < n; i++) {
-        char *ifaces = interfaces_cell(db, REG_RESOURCE, v[i].uri, err);
-        char size[24];
-        snprintf(size, sizeof size, "%lld", (long long)v[i].size);
-        table_add(&t, (const char *[]){v[i].uri, yes_no(v[i].enabled), v[i].mime_type, size, ifaces,
-                                       v[i].name});
-        free(ifaces);
-    }
-    table_print(&t);
-    reg_resource_array_free(v, n);
-    return 0;
-}
-
 /* --- resource templates ----------------------------------------------------------------- */
 
 static json_t *template_to_json(const reg_template *t)
@@ -838,39 +801,129 @@ static int save_template(const admin_ctx *c, const json_t *row, const char *key,
                : reg_template_insert(c->db, &t, ifaces, err);
 }
 
-static int list_templates(store *db, dbmcp_error *err)
-{
-    reg_template *v = NULL;
-    size_t n = 0;
-    int rc = reg_template_list_all(db, &v, &n, err);
-    if (rc)
-        return rc;
-    text_table t = {.cols = 6};
-    table_add(&t, (const char *[]){"URI TEMPLATE", "ENABLED", "HANDLER", "MIME TYPE", "INTERFACES",
-                                   "NAME"});
-    for (size_t i = 0; i < n; i++) {
-        char *ifaces = interfaces_cell(db, REG_TEMPLATE, v[i].uri_template, err);
-        table_add(&t, (const char *[]){v[i].uri_template, yes_no(v[i].enabled), v[i].handler_kind,
-                                       v[i].mime_type, ifaces, v[i].name});
-        free(ifaces);
+/* --- list rows ------------------------------------------------------------------------- */
+
+/* The list function of a kind whose store returns an array of TYPE. */
+#define LIST_ROWS(FN, TYPE, LIST_ALL, TO_JSON, ARRAY_FREE)                                         \
+    static int FN(store *db, json_t **rows, dbmcp_error *err)                                      \
+    {                                                                                              \
+        TYPE *v = NULL;                                                                            \
+        size_t n = 0;                                                                              \
+        int rc = LIST_ALL(db, &v, &n, err);                                                        \
+        *rows = json_array();                                                                      \
+        for (size_t i = 0; !rc && i < n; i++)                                                      \
+            json_array_append_new(*rows, TO_JSON(&v[i]));                                          \
+        ARRAY_FREE(v, n);                                                                          \
+        return rc;                                                                                 \
     }
-    table_print(&t);
-    reg_template_array_free(v, n);
-    return 0;
+
+/* A resource as listed: metadata and its content's size. */
+static json_t *resource_list_json(const reg_resource *r)
+{
+    json_t *o = resource_to_json(r);
+    json_object_set_new(o, "bytes", json_integer(r->size));
+    return o;
 }
+
+LIST_ROWS(list_interfaces, reg_interface, reg_interface_list_all, interface_to_json,
+          reg_interface_array_free)
+LIST_ROWS(list_tools, reg_tool, reg_tool_list_all, tool_to_json, reg_tool_array_free)
+LIST_ROWS(list_prompts, reg_prompt, reg_prompt_list_all, prompt_to_json, reg_prompt_array_free)
+LIST_ROWS(list_resources, reg_resource, reg_resource_list_all, resource_list_json,
+          reg_resource_array_free)
+LIST_ROWS(list_templates, reg_template, reg_template_list_all, template_to_json,
+          reg_template_array_free)
+
+/* --- plans ------------------------------------------------------------------------------- */
+
+static int load_plan(store *db, const char *key, json_t **out, dbmcp_error *err)
+{
+    return plans_admin_get(db, key, out, err);
+}
+
+static int save_plan(const admin_ctx *c, const json_t *row, const char *key,
+                     const reg_names *ifaces, dbmcp_error *err)
+{
+    (void)ifaces;
+    int rc = catalog_validate_plan(row, err);
+    return rc ? rc : plans_admin_write(c->db, key, row, err);
+}
+
+static int list_plans(store *db, json_t **rows, dbmcp_error *err)
+{
+    reg_names names;
+    *rows = json_array();
+    int rc = plans_admin_names(db, &names, err);
+    for (size_t i = 0; !rc && i < names.n; i++) {
+        json_t *plan = NULL;
+        if (!(rc = plans_admin_get(db, names.v[i], &plan, err)))
+            json_array_append_new(*rows, plan);
+    }
+    reg_names_free(&names);
+    return rc;
+}
+
+/* --- columns --------------------------------------------------------------------------- */
+
+static const column_spec interface_columns[] = {{"NAME", "name", COL_TEXT},
+                                                {"ENABLED", "enabled", COL_YES_NO},
+                                                {"TITLE", "title", COL_TEXT},
+                                                {0}};
+static const column_spec tool_columns[] = {{"NAME", "name", COL_TEXT},
+                                           {"ENABLED", "enabled", COL_YES_NO},
+                                           {"HANDLER", "handler_kind", COL_TEXT},
+                                           {"INTERFACES", NULL, COL_INTERFACES},
+                                           {"TITLE", "title", COL_TEXT},
+                                           {0}};
+static const column_spec prompt_columns[] = {
+    {"NAME", "name", COL_TEXT},   {"ENABLED", "enabled", COL_YES_NO},
+    {"KIND", "kind", COL_TEXT},   {"INTERFACES", NULL, COL_INTERFACES},
+    {"TITLE", "title", COL_TEXT}, {0}};
+static const column_spec resource_columns[] = {{"URI", "uri", COL_TEXT},
+                                               {"ENABLED", "enabled", COL_YES_NO},
+                                               {"MIME TYPE", "mime_type", COL_TEXT},
+                                               {"BYTES", "bytes", COL_NUMBER},
+                                               {"INTERFACES", NULL, COL_INTERFACES},
+                                               {"NAME", "name", COL_TEXT},
+                                               {0}};
+static const column_spec template_columns[] = {{"URI TEMPLATE", "uri_template", COL_TEXT},
+                                               {"ENABLED", "enabled", COL_YES_NO},
+                                               {"HANDLER", "handler_kind", COL_TEXT},
+                                               {"MIME TYPE", "mime_type", COL_TEXT},
+                                               {"INTERFACES", NULL, COL_INTERFACES},
+                                               {"NAME", "name", COL_TEXT},
+                                               {0}};
+static const column_spec plan_columns[] = {{"NAME", "name", COL_TEXT},
+                                           {"ENABLED", "enabled", COL_YES_NO},
+                                           {"DEFAULT", "is_default", COL_YES_NO},
+                                           {"PRIORITY", "priority", COL_NUMBER},
+                                           {"INTERFACE", "interface", COL_TEXT},
+                                           {"STEPS", "steps", COL_COUNT},
+                                           {0}};
 
 /* --- the kinds --------------------------------------------------------------------------- */
 
 static const admin_kind admin_kinds[] = {
     {REG_INTERFACE, "interfaces", "name", 1, interface_fields, load_interface, save_interface,
-     list_interfaces},
-    {REG_TOOL, "tools", "name", 1, tool_fields, load_tool, save_tool, list_tools},
-    {REG_PROMPT, "prompts", "name", 1, prompt_fields, load_prompt, save_prompt, list_prompts},
+     list_interfaces, interface_columns},
+    {REG_TOOL, "tools", "name", 1, tool_fields, load_tool, save_tool, list_tools, tool_columns},
+    {REG_PROMPT, "prompts", "name", 1, prompt_fields, load_prompt, save_prompt, list_prompts,
+     prompt_columns},
     {REG_RESOURCE, "resources", "uri", 0, resource_fields, load_resource, save_resource,
-     list_resources},
+     list_resources, resource_columns},
     {REG_TEMPLATE, "templates", "uri_template", 0, template_fields, load_template, save_template,
-     list_templates},
+     list_templates, template_columns},
+    {REG_PLAN, "plans", "name", 1, plan_fields, load_plan, save_plan, list_plans, plan_columns},
 };
+
+/* Whether rows of k belong to interfaces (their file shape has "interfaces"). */
+static int has_membership(const admin_kind *k)
+{
+    for (const field_spec *f = k->fields; f->name; f++)
+        if (f->type == FIELD_NAMES)
+            return 1;
+    return 0;
+}
 
 /* The kind a command belongs to, from the first word of its name. */
 static const admin_kind *kind_of(const cli_command *cmd)
@@ -896,6 +949,66 @@ static int check_key_arg(cli_args *a, const admin_kind *k, const char *key)
 
 /* --- list and show ------------------------------------------------------------------------ */
 
+/* One cell of a listed row (borrowed, or in buf; NULL prints "-"). */
+static const char *cell_text(const column_spec *col, const json_t *row, char *buf, size_t size)
+{
+    json_t *v = json_object_get(row, col->member);
+    switch (col->kind) {
+    case COL_TEXT: return json_string_value(v);
+    case COL_YES_NO: return yes_no(json_is_true(v));
+    case COL_NUMBER: snprintf(buf, size, "%lld", (long long)json_integer_value(v)); return buf;
+    case COL_COUNT: snprintf(buf, size, "%zu", json_array_size(v)); return buf;
+    case COL_INTERFACES: break;
+    }
+    return NULL;
+}
+
+/* Print rows as k's table on stdout. */
+static void print_rows(store *db, const admin_kind *k, const json_t *rows, dbmcp_error *err)
+{
+    int cols = 0;
+    const char *cells[TABLE_MAX_COLS];
+    for (; k->columns[cols].header; cols++)
+        cells[cols] = k->columns[cols].header;
+    assert(cols <= TABLE_MAX_COLS);
+    text_table t = {.cols = cols};
+    table_add(&t, cells);
+    size_t i;
+    json_t *row;
+    json_array_foreach (rows, i, row) {
+        char bufs[TABLE_MAX_COLS][24], *ifaces = NULL;
+        for (int c = 0; c < cols; c++) {
+            const column_spec *col = &k->columns[c];
+            if (col->kind == COL_INTERFACES) {
+                ifaces = interfaces_cell(db, k->kind, json_get_str(row, k->key_field), err);
+                cells[c] = ifaces;
+            } else {
+                cells[c] = cell_text(col, row, bufs[c], sizeof bufs[c]);
+            }
+        }
+        table_add(&t, cells);
+        free(ifaces);
+    }
+    table_print(&t);
+}
+
+/* --json: each row gets its direct memberships as "interfaces". */
+static int add_interfaces(store *db, const admin_kind *k, json_t *rows, dbmcp_error *err)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach (rows, i, row) {
+        reg_names direct;
+        int rc =
+            reg_memberships_get(db, k->kind, json_get_str(row, k->key_field), &direct, NULL, err);
+        if (rc)
+            return rc;
+        json_object_set_new(row, "interfaces", names_to_json(&direct));
+        reg_names_free(&direct);
+    }
+    return 0;
+}
+
 static int run_list(cli_args *a)
 {
     const admin_kind *k = kind_of(a->cmd);
@@ -903,7 +1016,16 @@ static int run_list(cli_args *a)
     if (!db)
         return CLI_FAIL;
     dbmcp_error err;
-    int rc = k->list(db, &err);
+    json_t *rows = NULL;
+    int as_json = cli_flag(a, "json") != NULL;
+    int rc = k->list(db, &rows, &err);
+    if (!rc && as_json && has_membership(k))
+        rc = add_interfaces(db, k, rows, &err);
+    if (!rc && as_json)
+        rc = cli_print_json(rows, &err);
+    else if (!rc)
+        print_rows(db, k, rows, &err);
+    json_decref(rows);
     store_close(db);
     return rc ? cli_fail(&err) : CLI_OK;
 }
@@ -915,7 +1037,7 @@ static int show_json(store *db, const admin_kind *k, const char *key, json_t **o
     int rc = k->load(db, key, out, err);
     if (rc)
         return rc;
-    if (k->kind != REG_INTERFACE) {
+    if (has_membership(k)) {
         reg_names direct;
         if ((rc = reg_memberships_get(db, k->kind, key, &direct, NULL, err)))
             return rc;
@@ -949,13 +1071,47 @@ static int run_show(cli_args *a)
         json_decref(row);
         return cli_fail(&err);
     }
-    char *text = json_dumps(row, JSON_INDENT(2));
+    rc = cli_print_json(row, &err);
     json_decref(row);
-    if (!text)
-        return cli_fail(&(dbmcp_error){DBMCP_ENOMEM, "out of memory", ""});
-    printf("%s\n", text);
-    free(text);
-    return CLI_OK;
+    return rc ? cli_fail(&err) : CLI_OK;
+}
+
+/* --- the audit of changes --------------------------------------------------------------- */
+
+/* The first word of kind's commands ("tools"). */
+static const char *kind_word(reg_kind kind)
+{
+    for (size_t i = 0; i < sizeof admin_kinds / sizeof admin_kinds[0]; i++)
+        if (admin_kinds[i].kind == kind)
+            return admin_kinds[i].word;
+    return "?";
+}
+
+/* The audit row of a change just made to row key of k: ACTION is
+ * "WORD.VERB" ("plans.update"), the change {"before", "after"} the row as
+ * `show` prints it (null when absent); enable and disable record only
+ * {"enabled": …}, as the console does. */
+static void audit_change(store *db, const admin_kind *k, const char *verb, const char *key,
+                         const json_t *before)
+{
+    char action[40];
+    snprintf(action, sizeof action, "%s.%s", k->word, verb);
+    json_t *after = NULL, *change;
+    dbmcp_error err;
+    int toggle = strcmp(verb, "enable") == 0 || strcmp(verb, "disable") == 0;
+    if (toggle)
+        change = json_pack("{s:{s:b},s:{s:b}}", "before", "enabled",
+                           json_is_true(json_object_get(before, "enabled")), "after", "enabled",
+                           strcmp(verb, "enable") == 0);
+    else {
+        if (strcmp(verb, "remove") != 0 && show_json(db, k, key, &after, &err)) {
+            json_decref(after);
+            after = NULL;
+        }
+        change = json_pack("{s:O?,s:o?}", "before", before, "after", after);
+    }
+    cli_audit_admin(db, action, key, change);
+    json_decref(change);
 }
 
 /* --- add and update ------------------------------------------------------------------------ */
@@ -1029,9 +1185,15 @@ static int run_write(cli_args *a, const char *key)
         json_decref(doc);
         return CLI_FAIL;
     }
-    rc = write_from_file(a, k, db, key, doc, &err);
-    store_close(db);
     const char *name = key ? key : str_field(doc, k->key_field);
+    json_t *before = NULL;
+    rc = key ? show_json(db, k, key, &before, &err) : 0;
+    if (!rc)
+        rc = write_from_file(a, k, db, key, doc, &err);
+    if (!rc)
+        audit_change(db, k, key ? "update" : "add", name, before);
+    json_decref(before);
+    store_close(db);
     if (rc == DBMCP_EEXISTS) {
         /* The same file as an update: a hint that works when pasted. */
         char name_word[2200], file_word[1100];
@@ -1073,10 +1235,16 @@ static int run_simple(cli_args *a, simple_action action)
     if (!db)
         return CLI_FAIL;
     dbmcp_error err;
-    if (action == ACTION_REMOVE)
+    json_t *before = NULL;
+    rc = show_json(db, k, key, &before, &err);
+    if (!rc && action == ACTION_REMOVE)
         rc = reg_remove(db, k->kind, key, &err);
-    else
+    else if (!rc)
         rc = reg_set_enabled(db, k->kind, key, action == ACTION_ENABLE, &err);
+    static const char *const verbs[] = {"enable", "disable", "remove"};
+    if (!rc)
+        audit_change(db, k, verbs[action], key, before);
+    json_decref(before);
     store_close(db);
     if (rc)
         return cli_fail(&err);
@@ -1132,7 +1300,22 @@ static int run_membership(cli_args *a)
     if (!db)
         return CLI_FAIL;
     int changed = 0;
-    int rc = reg_membership_set(db, kind, iface, key, add, &changed, &err);
+    reg_names before = {0}, after = {0};
+    int rc = reg_memberships_get(db, kind, key, &before, NULL, &err);
+    if (!rc)
+        rc = reg_membership_set(db, kind, iface, key, add, &changed, &err);
+    if (!rc && changed && !reg_memberships_get(db, kind, key, &after, NULL, &err)) {
+        /* The console's shape: the row's interfaces before and after. */
+        char action[40];
+        snprintf(action, sizeof action, "%s.membership", kind_word(kind));
+        json_t *change =
+            json_pack("{s:{s:o},s:{s:o}}", "before", "interfaces", names_to_json(&before), "after",
+                      "interfaces", names_to_json(&after));
+        cli_audit_admin(db, action, key, change);
+        json_decref(change);
+    }
+    reg_names_free(&before);
+    reg_names_free(&after);
     store_close(db);
     if (rc)
         return cli_fail(&err);
@@ -1147,6 +1330,35 @@ static int run_membership(cli_args *a)
 }
 
 /* --- shared with other command files (cli.h) ------------------------------------------------ */
+
+int cli_print_json(const json_t *v, dbmcp_error *err)
+{
+    char *text = json_dumps(v, JSON_INDENT(2));
+    if (!text)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
+/* Who runs the CLI: the OS user's name, else "cli". */
+static const char *cli_user(void)
+{
+    struct passwd *pw = getpwuid(geteuid());
+    if (pw && pw->pw_name && *pw->pw_name)
+        return pw->pw_name;
+    const char *user = getenv("USER");
+    return user && *user ? user : "cli";
+}
+
+void cli_audit_admin(store *db, const char *action, const char *target, const json_t *change)
+{
+    reg_admin_actor who = {cli_user(), NULL, NULL, "dbmcp cli", "cli"};
+    dbmcp_error err;
+    if (reg_audit_admin(db, &who, action, target, "ok", change, &err))
+        fprintf(stderr, "dbmcp: warning: the audit row of admin/%s was not written: %s\n", action,
+                err.message);
+}
 
 int cli_read_json_object(const char *path, json_t **out, dbmcp_error *err)
 {
@@ -1206,6 +1418,41 @@ int cli_tool_insert_checked(cli_args *a, store *db, const json_t *row, const reg
 
 static const cli_flag_spec db_flags[] = {DB_FLAG, {NULL, NULL, NULL}};
 static const cli_flag_spec file_flags[] = {DB_FLAG, FILE_FLAG, {NULL, NULL, NULL}};
+static const cli_flag_spec list_flags[] = {
+    DB_FLAG,
+    {"json", NULL, "print a JSON array of the rows instead of a table"},
+    {NULL, NULL, NULL}};
+
+#define CATALOG_NOTICED                                                                            \
+    "Running servers notice the change (catalog version\n"                                         \
+    "triggers) and send their clients list_changed."
+
+#define AUDITED(WORD)                                                                              \
+    "The change is audited: one dbmcp_audit row (method admin/" WORD ".VERB, transport cli,\n"     \
+    "principal the OS user) with the row before and after; `dbmcp audit --json` shows it."
+
+#define PLAN_SHAPE                                                                                  \
+    "  {\"name\": \"tarif_lookup\",             1-128 chars of [A-Za-z0-9_.-]\n"                    \
+    "   \"description\": \"…\",               optional; also compared with questions\n"           \
+    "   \"interface\": \"document_analysis\",  required: whose tools the plan may use\n"            \
+    "   \"system_prompt\": \"…\",             optional: a prompt of kind system\n"                \
+    "   \"extended_prompt\": \"…\",           optional: a prompt of kind extended_system\n"       \
+    "   \"priority\": 0, \"is_default\": false, \"enabled\": true,\n"                               \
+    "   \"steps\": [{\"kind\": \"analyse\" | \"tool\" | \"llm\" | \"save_episode\",\n"              \
+    "              \"description\": \"…\", \"tool_choice\": \"auto\",  none|auto|required|a "     \
+    "tool\n"                                                                                        \
+    "              \"tools\": [\"…\"] | null,  llm: narrows the interface's tools\n"              \
+    "              \"prompt\": \"…\",            llm: a prompt of kind user, sent first\n"        \
+    "              \"max_iterations\": 4,      1-32\n"                                              \
+    "              \"tool\": \"…\", \"arguments\": {\"region\": \"{{entity.tarifgebiet}}\"}}],\n" \
+    "                                      tool steps only; at least one step\n"                    \
+    "   \"rules\": [{\"kind\": \"keyword\" | \"regex\" | \"concept\", \"pattern\": \"Tarif\",\n"    \
+    "              \"weight\": 1.0}],          regexes: POSIX extended, must compile\n"             \
+    "   \"required_entities\": [{\"entity\": \"tarifgebiet\", \"question\": \"…\"}],\n"           \
+    "   \"examples\": [\"Wie viele Urlaubstage …?\"]}\n"                                          \
+    "\n"                                                                                            \
+    "Array order numbers steps, rules and examples. The interface, the prompts and the\n"           \
+    "tools named must exist; on update a given array replaces the stored one.\n"
 
 #define WRITE_RULES                                                                                \
     "Unknown keys and values of the wrong type are refused, naming the key. \"enabled\"\n"         \
@@ -1291,15 +1538,15 @@ static const cli_flag_spec file_flags[] = {DB_FLAG, FILE_FLAG, {NULL, NULL, NULL
 
 /* The seven commands of one kind. ID names the structs, WORD is the first
  * word of the commands, A_ONE "a tool", KEY the argument's name. */
-#define ADMIN_COMMANDS(ID, WORD, A_ONE, MANY, KEY, SHAPE, MEMBERS, SHOWN, LIST_DETAILS)            \
+#define ADMIN_COMMANDS(ID, WORD, A_ONE, MANY, KEY, SHAPE, MEMBERS, SHOWN, LIST_DETAILS, NOTICED)   \
     static const cli_command ID##_list = {                                                         \
         WORD " list",                                                                              \
         "List all " MANY ", enabled or not",                                                       \
-        "[--db PATH]",                                                                             \
-        LIST_DETAILS,                                                                              \
+        "[--json] [--db PATH]",                                                                    \
+        LIST_DETAILS "\nWith --json: a JSON array of the rows as `" WORD " show` prints them.",    \
         0,                                                                                         \
         0,                                                                                         \
-        db_flags,                                                                                  \
+        list_flags,                                                                                \
         run_list,                                                                                  \
     };                                                                                             \
     static const cli_command ID##_show = {                                                         \
@@ -1322,7 +1569,7 @@ static const cli_flag_spec file_flags[] = {DB_FLAG, FILE_FLAG, {NULL, NULL, NULL
         "The file (--file -: standard input) holds one JSON object:\n\n" SHAPE                     \
         "\n" MEMBERS WRITE_RULES                                                                   \
         "\n\nA key that is already taken is refused; change that row with\n"                       \
-        "`dbmcp " WORD " update`.",                                                                \
+        "`dbmcp " WORD " update`.\n" AUDITED(WORD),                                                \
         0,                                                                                         \
         0,                                                                                         \
         file_flags,                                                                                \
@@ -1336,7 +1583,7 @@ static const cli_flag_spec file_flags[] = {DB_FLAG, FILE_FLAG, {NULL, NULL, NULL
         "values (null clears an optional key). The merged row must pass the same checks as\n"      \
         "`" WORD " add`; updated_at is set. The key itself cannot change (renames are\n"           \
         "refused: add the new row, then remove the old one). Keys:\n\n" SHAPE                      \
-        "\n" MEMBERS WRITE_RULES,                                                                  \
+        "\n" MEMBERS WRITE_RULES "\n" AUDITED(WORD),                                               \
         1,                                                                                         \
         1,                                                                                         \
         file_flags,                                                                                \
@@ -1346,8 +1593,7 @@ static const cli_flag_spec file_flags[] = {DB_FLAG, FILE_FLAG, {NULL, NULL, NULL
         WORD " enable",                                                                            \
         "Enable " A_ONE,                                                                           \
         KEY " [--db PATH]",                                                                        \
-        "Sets enabled = 1 and updated_at. Running servers notice the change (catalog\n"            \
-        "version triggers) and notify their clients.",                                             \
+        "Sets enabled = 1 and updated_at. " NOTICED,                                               \
         1,                                                                                         \
         1,                                                                                         \
         db_flags,                                                                                  \
@@ -1358,7 +1604,7 @@ static const cli_flag_spec file_flags[] = {DB_FLAG, FILE_FLAG, {NULL, NULL, NULL
         "Disable " A_ONE " (kept, but hidden from clients)",                                       \
         KEY " [--db PATH]",                                                                        \
         "Sets enabled = 0 and updated_at. The row and its memberships stay; `" WORD " enable`\n"   \
-        "brings it back.",                                                                         \
+        "brings it back. " NOTICED,                                                                \
         1,                                                                                         \
         1,                                                                                         \
         db_flags,                                                                                  \
@@ -1368,9 +1614,10 @@ static const cli_flag_spec file_flags[] = {DB_FLAG, FILE_FLAG, {NULL, NULL, NULL
         WORD " remove",                                                                            \
         "Delete " A_ONE " with its memberships",                                                   \
         KEY " [--db PATH]",                                                                        \
-        "Deletes the row and every membership row involving it, in one transaction.\n"             \
-        "Interfaces still used by plans or API keys, and prompts still used by plans, are\n"       \
-        "refused: change those first. To hide a row without losing it, use `" WORD " disable`.",   \
+        "Deletes the row and every membership row involving it (a plan: its steps, rules,\n"       \
+        "required entities and examples), in one transaction. Interfaces still used by\n"          \
+        "plans or API keys, and prompts still used by plans, are refused: change those\n"          \
+        "first. To hide a row without losing it, use `" WORD " disable`.\n" AUDITED(WORD),         \
         1,                                                                                         \
         1,                                                                                         \
         db_flags,                                                                                  \
@@ -1380,23 +1627,33 @@ static const cli_flag_spec file_flags[] = {DB_FLAG, FILE_FLAG, {NULL, NULL, NULL
 ADMIN_COMMANDS(interfaces, "interfaces", "an interface", "interfaces", "NAME", INTERFACE_SHAPE, "",
                "",
                "Columns: NAME, ENABLED, TITLE. See what an interface exposes with `dbmcp tools\n"
-               "list`, `dbmcp prompts list`, `dbmcp resources list` (INTERFACES column).")
+               "list`, `dbmcp prompts list`, `dbmcp resources list` (INTERFACES column).",
+               CATALOG_NOTICED)
 ADMIN_COMMANDS(tools, "tools", "a tool", "tools", "NAME", TOOL_SHAPE, MEMBERSHIP_RULES,
                MEMBERS_SHOWN,
                "Columns: NAME, ENABLED, HANDLER (builtin or sql), INTERFACES (the interfaces\n"
-               "listing the tool), TITLE.")
+               "listing the tool), TITLE.",
+               CATALOG_NOTICED)
 ADMIN_COMMANDS(prompts, "prompts", "a prompt", "prompts", "NAME", PROMPT_SHAPE, MEMBERSHIP_RULES,
                MEMBERS_SHOWN,
-               "Columns: NAME, ENABLED, KIND (system, extended_system, user), INTERFACES, TITLE.")
+               "Columns: NAME, ENABLED, KIND (system, extended_system, user), INTERFACES, TITLE.",
+               CATALOG_NOTICED)
 ADMIN_COMMANDS(resources, "resources", "a resource", "resources", "URI", RESOURCE_SHAPE,
                MEMBERSHIP_RULES, MEMBERS_SHOWN,
                "Columns: URI, ENABLED, MIME TYPE, BYTES (content size), INTERFACES, NAME.\n"
                "INTERFACES names interfaces listing the URI; a trailing * marks one that exposes\n"
-               "it through a 'prefix*' pattern.")
+               "it through a 'prefix*' pattern.",
+               CATALOG_NOTICED)
 ADMIN_COMMANDS(templates, "templates", "a resource template", "resource templates", "URI_TEMPLATE",
                TEMPLATE_SHAPE, MEMBERSHIP_RULES, MEMBERS_SHOWN,
                "Columns: URI TEMPLATE, ENABLED, HANDLER (builtin or sql), MIME TYPE, INTERFACES\n"
-               "(a trailing * marks exposure through a 'prefix*' pattern), NAME.")
+               "(a trailing * marks exposure through a 'prefix*' pattern), NAME.",
+               CATALOG_NOTICED)
+ADMIN_COMMANDS(plans, "plans", "an execution plan", "execution plans", "NAME", PLAN_SHAPE, "", "",
+               "Columns: NAME, ENABLED, DEFAULT (is_default), PRIORITY, INTERFACE, STEPS (how\n"
+               "many). docs/plans.md says how plans are selected and run.",
+               "Plans are not listed to MCP clients; every chat run reads them afresh, so the\n"
+               "next `dbmcp chat` or POST /v1/chat sees the change.")
 
 #define MEMBERSHIP_DETAILS(WHAT, WHERE)                                                            \
     "Changes one membership row (" WHERE ") without rewriting any JSON file; the\n"                \
@@ -1439,8 +1696,17 @@ MEMBERSHIP_COMMAND(interfaces_remove_resource, "remove", "resource",
     &ID##_list, &ID##_show, &ID##_add, &ID##_update, &ID##_enable, &ID##_disable, &ID##_remove
 
 const cli_command *const cli_admin_commands[] = {
-    ADMIN_ENTRIES(interfaces),   &interfaces_add_tool,      &interfaces_remove_tool,
-    &interfaces_add_prompt,      &interfaces_remove_prompt, &interfaces_add_resource,
-    &interfaces_remove_resource, ADMIN_ENTRIES(tools),      ADMIN_ENTRIES(prompts),
-    ADMIN_ENTRIES(resources),    ADMIN_ENTRIES(templates),  NULL,
+    ADMIN_ENTRIES(interfaces),
+    &interfaces_add_tool,
+    &interfaces_remove_tool,
+    &interfaces_add_prompt,
+    &interfaces_remove_prompt,
+    &interfaces_add_resource,
+    &interfaces_remove_resource,
+    ADMIN_ENTRIES(tools),
+    ADMIN_ENTRIES(prompts),
+    ADMIN_ENTRIES(resources),
+    ADMIN_ENTRIES(templates),
+    ADMIN_ENTRIES(plans),
+    NULL,
 };

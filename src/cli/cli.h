@@ -167,6 +167,14 @@ int cli_pg_init_finish(const cli_args *a, store *db, const char *url, const cli_
                        int demo);
 
 /* Shared by the command files (admin.c). */
+/* Print v as pretty JSON (2-space indent) and a newline on stdout. */
+int cli_print_json(const json_t *v, dbmcp_error *err);
+/* Audit an admin change the CLI made (store/registry.h reg_audit_admin):
+ * principal the OS user (else "cli"), client "dbmcp cli", transport
+ * "cli", status ok, method "admin/ACTION" ("plans.add"), target the row's
+ * key, change {"before", "after"} or NULL. A failure to write it is a
+ * warning on stderr: the change itself is made. */
+void cli_audit_admin(store *db, const char *action, const char *target, const json_t *change);
 /* Parse a file (path "-": stdin) holding one JSON object; *out is a new ref. */
 int cli_read_json_object(const char *path, json_t **out, dbmcp_error *err);
 /* Read a whole text file (path "-": stdin) into a malloc'd NUL-terminated

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "store/registry.h"
 #include "store/store.h"
 
 /* --- rows as read (borrowed) ------------------------------------------------ */
@@ -155,5 +156,25 @@ typedef struct plans_llm_call_row {
  * client "dbmcp-agent", transport "agent" unless given) and then the
  * dbmcp_llm_calls row, both stamped now (two short transactions). */
 int plans_store_llm_call(store *db, const plans_llm_call_row *row, dbmcp_error *err);
+
+/* --- admin (plans_admin.c): `dbmcp plans …` ---------------------------------- */
+
+/* The plan `name` (enabled or not) as one new JSON object: name,
+ * description, interface, system_prompt, extended_prompt (absent when
+ * NULL), priority, is_default, enabled, steps [{kind, description,
+ * tool_choice, tools, prompt, max_iterations, tool, arguments}] by step_no,
+ * rules [{kind, pattern, weight}] by rule_no, required_entities [{entity,
+ * question}] and examples ["text"]. DBMCP_ENOTFOUND "no plan named 'x'". */
+int plans_admin_get(store *db, const char *name, json_t **out, dbmcp_error *err);
+/* Every plan's name, in order (release with reg_names_free). */
+int plans_admin_names(store *db, reg_names *out, dbmcp_error *err);
+/* Insert (key NULL) or replace the plan keyed key (renames refused) from
+ * an object of the plans_admin_get shape that catalog_validate_plan
+ * accepted: the row and all its steps, rules, required entities and
+ * examples (array order numbers them), in one transaction. The interface,
+ * the prompts (of the right kind) and the tools it names must exist; the
+ * first that does not is the error. DBMCP_EEXISTS / DBMCP_ENOTFOUND for the
+ * plan itself. */
+int plans_admin_write(store *db, const char *key, const json_t *plan, dbmcp_error *err);
 
 #endif

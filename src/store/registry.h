@@ -185,6 +185,22 @@ void reg_api_key_touch(store *db, const char *id);
 /* Insert rows in one transaction. */
 int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error *err);
 
+/* Who made an admin change (strings borrowed; NULL is stored as ""). */
+typedef struct reg_admin_actor {
+    const char *principal;   /* the console's key principal; the CLI's OS user */
+    const char *key_id;      /* the console's admin key; NULL for the CLI */
+    const char *interface;   /* the key's interface; NULL for the CLI */
+    const char *client_name; /* "dbmcp console", "dbmcp cli" */
+    const char *transport;   /* "console", "cli" */
+} reg_admin_actor;
+
+/* One audit row for an admin action (the console's and the CLI's alike):
+ * method "admin/ACTION" (e.g. "admin/plans.update", "admin/tools.enable"),
+ * target the row's key, status ok or error, change_json the change as
+ * {"before": …, "after": …} (NULL: none), stamped now. */
+int reg_audit_admin(store *db, const reg_admin_actor *who, const char *action, const char *target,
+                    const char *status, const json_t *change, dbmcp_error *err);
+
 /* Filters for reg_audit_list; NULL fields match everything. */
 typedef struct reg_audit_filter {
     const char *since;  /* ISO-8601 lower bound on ts */
@@ -246,7 +262,8 @@ typedef enum reg_kind {
     REG_TOOL,      /* dbmcp_tools, by name; members of interfaces */
     REG_PROMPT,    /* dbmcp_prompts, by name; members of interfaces */
     REG_RESOURCE,  /* dbmcp_resources, by URI; exposed by interfaces */
-    REG_TEMPLATE   /* dbmcp_resource_templates, by URI template; exposed too */
+    REG_TEMPLATE,  /* dbmcp_resource_templates, by URI template; exposed too */
+    REG_PLAN       /* dbmcp_plans, by name (rows and children: plans_store.h) */
 } reg_kind;
 
 /* A list of names (interfaces). Filled lists own their strings: release
@@ -257,7 +274,7 @@ typedef struct reg_names {
 } reg_names;
 
 void reg_names_free(reg_names *names);
-/* "interface", "tool", "prompt", "resource" or "resource template". */
+/* "interface", "tool", "prompt", "resource", "resource template" or "plan". */
 const char *reg_kind_label(reg_kind kind);
 
 /* --- whole-catalog reads (disabled rows included) ------------------------ */

@@ -47,6 +47,7 @@ static const kind_desc kinds[] = {
                       "uri", 0},
     [REG_TEMPLATE] = {"resource template", "dbmcp_resource_templates", "uri_template",
                       "with URI template", "dbmcp_interface_resources", "uri", 0},
+    [REG_PLAN] = {"plan", "dbmcp_plans", "name", "named", NULL, NULL, 0},
 };
 
 const char *reg_kind_label(reg_kind kind)

@@ -4,13 +4,45 @@
  * audited call by id, and the recorded SQL texts of a tool's successful
  * calls. See the "audited SQL" section of registry.h. Grouping and
  * literal handling are text work and live above (tools/report_draft.c).
+ * And the one writer of admin actions' audit rows, for the console and
+ * the CLI alike (reg_audit_admin).
  */
 #include "store/registry.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ids.h"
+#include "core/jsonutil.h"
 #include "store/registry_internal.h"
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src ? src : "");
+}
+
+int reg_audit_admin(store *db, const reg_admin_actor *who, const char *action, const char *target,
+                    const char *status, const json_t *change, dbmcp_error *err)
+{
+    reg_audit_row row;
+    memset(&row, 0, sizeof row);
+    ids_uuid(row.call_id);
+    ids_now_iso(row.ts);
+    copy_str(row.principal, sizeof row.principal, who->principal);
+    copy_str(row.key_id, sizeof row.key_id, who->key_id);
+    copy_str(row.interface, sizeof row.interface, who->interface);
+    copy_str(row.client_name, sizeof row.client_name, who->client_name);
+    copy_str(row.transport, sizeof row.transport, who->transport);
+    snprintf(row.method, sizeof row.method, "admin/%s", action);
+    row.target = (char *)target;
+    row.status = status;
+    row.rows_out = -1;
+    row.change_json = change ? json_dump_compact(change) : NULL;
+    int rc = reg_audit_insert(db, &row, 1, err);
+    free(row.change_json);
+    return rc;
+}
 
 void reg_audit_call_free(reg_audit_call *c)
 {

@@ -116,26 +116,13 @@ static void copy_str(char *dst, size_t size, const char *src)
 void web_audit(web_call *c, const char *action, const char *target, const char *status,
                const json_t *change)
 {
-    reg_audit_row row;
-    memset(&row, 0, sizeof row);
-    ids_uuid(row.call_id);
-    ids_now_iso(row.ts);
-    copy_str(row.principal, sizeof row.principal, c->who.principal);
-    copy_str(row.key_id, sizeof row.key_id, c->who.key_id);
-    copy_str(row.interface, sizeof row.interface, c->who.interface);
-    copy_str(row.client_name, sizeof row.client_name, "dbmcp console");
-    copy_str(row.transport, sizeof row.transport, "console");
-    snprintf(row.method, sizeof row.method, "admin/%s", action);
-    row.target = (char *)target;
-    row.status = status;
-    row.rows_out = -1;
-    row.change_json = change ? json_dump_compact(change) : NULL;
+    reg_admin_actor who = {c->who.principal, c->who.key_id, c->who.interface, "dbmcp console",
+                           "console"};
     dbmcp_error err;
     dbmcp_error_clear(&err);
-    if (reg_audit_insert(c->db, &row, 1, &err))
+    if (reg_audit_admin(c->db, &who, action, target, status, change, &err))
         log_msg(LOG_ERROR, "console", "audit row of admin/%s on %s not written: %s", action,
                 target ? target : "-", err.message);
-    free(row.change_json);
 }
 
 /* --- access -------------------------------------------------------------------- */

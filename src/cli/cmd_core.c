@@ -329,19 +329,17 @@ const cli_command cli_cmd_serve = {
 
 /* --- call ---------------------------------------------------------------------------- */
 
-static void print_text_content(const json_t *result)
+/* The text of each content block on f (other blocks as compact JSON), each
+ * line after prefix. */
+static void print_text_content(FILE *f, const char *prefix, const json_t *result)
 {
     size_t i;
     json_t *block;
     json_array_foreach (json_object_get(result, "content"), i, block) {
         const char *text = json_string_value(json_object_get(block, "text"));
-        if (text)
-            printf("%s\n", text);
-        else {
-            char *dump = json_dumps(block, JSON_COMPACT);
-            printf("%s\n", dump ? dump : "");
-            free(dump);
-        }
+        char *dump = text ? NULL : json_dumps(block, JSON_COMPACT);
+        fprintf(f, "%s%s\n", prefix, text ? text : dump ? dump : "");
+        free(dump);
     }
 }
 
@@ -407,17 +405,22 @@ static int run_call(cli_args *a)
     json_t *resp = msg ? mcp_handle(srv, s, msg, &ctx) : err_resp;
     json_t *result = json_object_get(resp, "result");
     json_t *error = json_object_get(resp, "error");
+    /* The same split for every tool: stdout gets the tool's result (an
+     * isError one too: it is the tool's answer, told apart by the exit
+     * status) and nothing else; a refused call's message, hints and log
+     * lines go to stderr. */
+    int failed = error || json_is_true(json_object_get(result, "isError"));
     if (cli_flag(a, "json")) {
         char *dump = json_dumps(result ? result : resp, JSON_INDENT(2));
         printf("%s\n", dump ? dump : "");
         free(dump);
     } else if (result) {
-        print_text_content(result);
+        print_text_content(stdout, "", result);
     }
     if (error)
         print_call_error(a, &id, tool, args_text,
                          json_string_value(json_object_get(error, "message")));
-    rc = (error || json_is_true(json_object_get(result, "isError"))) ? CLI_FAIL : CLI_OK;
+    rc = failed ? CLI_FAIL : CLI_OK;
     json_decref(resp);
     jsonrpc_msg_free(msg);
     free(text);
@@ -442,7 +445,12 @@ const cli_command cli_cmd_call = {
     "Run one tool call through the same dispatch as MCP clients and print its result",
     "TOOL ['JSON-ARGS'] [--json] [--interface NAME] [--db PATH]",
     "Validation, policy and audit apply exactly as for an MCP client (transport `cli`).\n"
-    "Exit status 1 when the result is an error (isError) or the call was refused.",
+    "Every tool prints the same way: stdout gets the result's text content (with --json\n"
+    "the whole result, or the JSON-RPC error, as JSON) and nothing else, also when the tool\n"
+    "answers with an error (isError: invalid arguments, a refused query); stderr gets log\n"
+    "lines (JSON, one a line), warnings, hints and the message of a call refused before\n"
+    "any tool ran (unknown tool), after `dbmcp call: `. Exit status 0 for a result, 1 for\n"
+    "an error result or a refused call, 2 for a usage error (arguments not a JSON object).",
     1,
     2,
     call_flags,

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "core/ids.h"
 #include "mcp/server.h"
+#include "store/console_store.h"
 #include "store/registry.h"
 
 #define DB_FLAG                                                                                    \
@@ -49,6 +50,14 @@ static int run_keys_create(cli_args *a)
     spec.role = admin ? "admin" : "client";
     char key[MCP_KEY_SIZE], id[13];
     rc = mcp_key_create(db, &spec, key, id, &err);
+    if (!rc) {
+        /* The console's shape of the same action (never the secret). */
+        json_t *change = json_pack("{s:n,s:{s:s,s:s,s:s,s:s}}", "before", "after", "id", id,
+                                   "principal", spec.principal, "interface", iface, "role",
+                                   spec.role);
+        cli_audit_admin(db, "keys.create", id, change);
+        json_decref(change);
+    }
     store_close(db);
     if (rc)
         return cli_fail(&err);
@@ -126,6 +135,14 @@ static int run_keys_revoke(cli_args *a)
         return CLI_FAIL;
     dbmcp_error err;
     int rc = reg_api_key_revoke(db, id, &err);
+    reg_api_key k;
+    if (!rc && !reg_api_key_get(db, id, &k, &err)) {
+        json_t *change = json_pack("{s:{s:n},s:{s:s?}}", "before", "revoked_at", "after",
+                                   "revoked_at", k.revoked_at);
+        cli_audit_admin(db, "keys.revoke", id, change);
+        json_decref(change);
+        reg_api_key_free(&k);
+    }
     store_close(db);
     if (rc)
         return cli_fail(&err);
@@ -154,8 +171,30 @@ static void print_audit_row(void *ctx, const char *const *cols)
     const char *c[13];
     for (int i = 0; i < 13; i++)
         c[i] = cols[i] ? cli_safe(cols[i]) : "-";
-    printf("%-24s %-36s %-12s %-16s %-10s %-14s %-13s %-40s %-9s %-16s %8.1f %8s\n", c[0], c[1],
+    printf("%-24s %-36s %-12s %-16s %-10s %-20s %-13s %-40s %-9s %-16s %8.1f %8s\n", c[0], c[1],
            c[2], c[4], c[6], c[7], c[3], c[8], c[9], c[10], atof(c[11]), c[12]);
+}
+
+/* --json: the rows as the console's audit API gives them (every column,
+ * an admin action's change parsed as "change"), oldest first like the table. */
+static int audit_json(store *db, const reg_audit_filter *f)
+{
+    console_audit_filter cf = {0};
+    cf.since = f->since;
+    cf.target = f->target;
+    cf.status = f->status;
+    cf.limit = f->limit;
+    json_t *rows = NULL, *ordered = json_array();
+    dbmcp_error err;
+    int rc = console_audit_query(db, &cf, &rows, &err);
+    store_close(db);
+    for (size_t i = json_array_size(rows); !rc && i > 0; i--)
+        json_array_append(ordered, json_array_get(rows, i - 1));
+    if (!rc)
+        rc = cli_print_json(ordered, &err);
+    json_decref(rows);
+    json_decref(ordered);
+    return rc ? cli_fail(&err) : CLI_OK;
 }
 
 static int run_audit(cli_args *a)
@@ -166,14 +205,17 @@ static int run_audit(cli_args *a)
     int rc = cli_time_flag(a, "since", since_buf, &f.since);
     if (!rc)
         rc = cli_choice_flag(a, "status", statuses, &f.status);
+    int as_json = cli_flag(a, "json") != NULL;
     if (!rc)
-        rc = cli_int_flag(a, "limit", 1, 1000000, &f.limit);
+        rc = cli_int_flag(a, "limit", 1, as_json ? 1000 : 1000000, &f.limit);
     if (rc)
         return rc;
     store *db = cli_open_catalog(a);
     if (!db)
         return CLI_FAIL;
-    printf("%-24s %-36s %-12s %-16s %-10s %-14s %-13s %-40s %-9s %-16s %8s %8s\n", "TIME",
+    if (as_json)
+        return audit_json(db, &f);
+    printf("%-24s %-36s %-12s %-16s %-10s %-20s %-13s %-40s %-9s %-16s %8s %8s\n", "TIME",
            "CALL ID", "PRINCIPAL", "CLIENT", "TRANSPORT", "METHOD", "INTERFACE", "TARGET", "STATUS",
            "ERROR", "MS", "BYTES");
     dbmcp_error err;
@@ -187,14 +229,19 @@ static const cli_flag_spec audit_flags[] = {
     {"since", "TIME", "only rows at or after this UTC time (e.g. 2026-12-01 or 2026-12-01T09:00)"},
     {"tool", "NAME", "only calls of this tool (or reads of this URI, gets of this prompt)"},
     {"status", "S", "only this status: ok, error, denied, cancelled"},
-    {"limit", "N", "newest N rows (default 100)"},
+    {"limit", "N", "newest N rows (default 100; with --json at most 1000)"},
+    {"json", NULL, "print the rows as JSON with every column (admin changes: \"change\")"},
     {NULL, NULL, NULL},
 };
 
 const cli_command cli_cmd_audit = {
     "audit",
-    "Show the audit log (one row per tools/call, resources/read, prompts/get)",
-    "[--since TIME] [--tool NAME] [--status S] [--limit N] [--db PATH]",
+    "Show the audit log (one row per tools/call, resources/read, prompts/get, admin change)",
+    "[--since TIME] [--tool NAME] [--status S] [--limit N] [--json] [--db PATH]",
+    "Oldest first. Admin changes made with the CLI (`dbmcp plans update`, `tools enable`,\n"
+    "`interfaces add-tool`, …) and in the console are rows too: METHOD admin/KIND.VERB,\n"
+    "TARGET the row's key, TRANSPORT cli or console, PRINCIPAL the OS user (CLI) or the\n"
+    "admin key's principal; --json adds the row before and after as \"change\".\n"
     "The log is the table dbmcp_audit: query it with plain SQL for anything else.",
     0,
     0,

@@ -137,10 +137,11 @@ check_one() {
 run_case() {
   local name="$1" want_exit="$2" want_db="$3" cmd="${CASE_PREFIX:-}$4" checks="$5"
   local before after status problems=""
-  before="$(dump_sum)"
+  # A dump is the slow part of a case: only cases that check it make one.
+  [ "$want_db" = - ] || before="$(dump_sum)"
   (cd "$FILES" && eval "$cmd") </dev/null >"$WORK/stdout" 2>"$WORK/stderr"
   status=$?
-  after="$(dump_sum)"
+  [ "$want_db" = - ] || after="$(dump_sum)"
   [ "$status" = "$want_exit" ] || problems+="exit $status, want $want_exit; "
   case "$want_db" in
     same) [ "$before" = "$after" ] || problems+="database changed; " ;;

@@ -52,9 +52,9 @@ static int run_keys_create(cli_args *a)
     rc = mcp_key_create(db, &spec, key, id, &err);
     if (!rc) {
         /* The console's shape of the same action (never the secret). */
-        json_t *change = json_pack("{s:n,s:{s:s,s:s,s:s,s:s}}", "before", "after", "id", id,
-                                   "principal", spec.principal, "interface", iface, "role",
-                                   spec.role);
+        json_t *change =
+            json_pack("{s:n,s:{s:s,s:s,s:s,s:s}}", "before", "after", "id", id, "principal",
+                      spec.principal, "interface", iface, "role", spec.role);
         cli_audit_admin(db, "keys.create", id, change);
         json_decref(change);
     }

@@ -64,6 +64,8 @@ run_stage repair-corpus node tests/cases/repair/generate.mjs --check
 run_stage cli-repair tests/cli/repair.sh
 run_stage cli-sql tests/cli/sql.sh
 run_stage cli-admin tests/cli/admin.sh
+run_stage cli-plans tests/cli/plans.sh
+run_stage cli-call-output tests/cli/call_output.sh
 run_stage cli-report tests/cli/report.sh
 run_stage cli-sqlerrors tests/cli/sqlerrors.sh
 run_stage cli-thesaurus tests/cli/thesaurus.sh
@@ -99,6 +101,8 @@ run_stage pg-docs tests/cli/postgres_docs.sh
 pg_stage unit-pg make -j2 unit-pg
 pg_stage pg-cli-sql tests/cli/sql.sh
 pg_stage pg-cli-admin tests/cli/admin.sh
+pg_stage pg-cli-plans tests/cli/plans.sh
+pg_stage pg-cli-call-output tests/cli/call_output.sh
 pg_stage pg-cli-report tests/cli/report.sh
 pg_stage pg-cli-sqlerrors tests/cli/sqlerrors.sh
 pg_stage pg-cli-thesaurus tests/cli/thesaurus.sh

@@ -1601,7 +1601,7 @@ static const cli_flag_spec list_flags[] = {
     };                                                                                             \
     static const cli_command ID##_disable = {                                                      \
         WORD " disable",                                                                           \
-        "Disable " A_ONE " (kept, but hidden from clients)",                                       \
+        "Disable " A_ONE " (kept, but out of use until enabled)",                                  \
         KEY " [--db PATH]",                                                                        \
         "Sets enabled = 0 and updated_at. The row and its memberships stay; `" WORD " enable`\n"   \
         "brings it back. " NOTICED,                                                                \
@@ -1612,7 +1612,7 @@ static const cli_flag_spec list_flags[] = {
     };                                                                                             \
     static const cli_command ID##_remove = {                                                       \
         WORD " remove",                                                                            \
-        "Delete " A_ONE " with its memberships",                                                   \
+        "Delete " A_ONE " with the rows that belong to it",                                        \
         KEY " [--db PATH]",                                                                        \
         "Deletes the row and every membership row involving it (a plan: its steps, rules,\n"       \
         "required entities and examples), in one transaction. Interfaces still used by\n"          \

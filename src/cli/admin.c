@@ -1543,7 +1543,9 @@ static const cli_flag_spec list_flags[] = {
         WORD " list",                                                                              \
         "List all " MANY ", enabled or not",                                                       \
         "[--json] [--db PATH]",                                                                    \
-        LIST_DETAILS "\nWith --json: a JSON array of the rows as `" WORD " show` prints them.",    \
+        LIST_DETAILS "\nWith --json: a JSON array of the rows in the shape `" WORD                 \
+                     " show` prints\n(without the stamps; a resource has its size as \"bytes\" "   \
+                     "instead of its content).",                                                   \
         0,                                                                                         \
         0,                                                                                         \
         list_flags,                                                                                \

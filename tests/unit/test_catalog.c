@@ -222,6 +222,81 @@ static void test_validate_prompt(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ----- catalog_validate_plan ----- */
+
+typedef struct plan_case {
+    const char *label;
+    const char *plan; /* JSON text */
+    const char *error_contains;
+} plan_case;
+
+#define PLAN(rest) "{\"name\":\"p\",\"interface\":\"chatbot\"," rest "}"
+#define LLM_STEP "\"steps\":[{\"kind\":\"llm\"}]"
+
+static const plan_case plan_cases[] = {
+    {"minimal", PLAN(LLM_STEP), NULL},
+    {"full",
+     PLAN("\"system_prompt\":\"s\",\"extended_prompt\":null,\"priority\":3,"
+          "\"steps\":[{\"kind\":\"analyse\"},{\"kind\":\"tool\",\"tool\":\"t\","
+          "\"arguments\":{\"region\":\"{{entity.region}}\"}},{\"kind\":\"llm\",\"tools\":[\"t\"],"
+          "\"tool_choice\":\"t\",\"max_iterations\":32},{\"kind\":\"save_episode\"}],"
+          "\"rules\":[{\"kind\":\"regex\",\"pattern\":\"Q[1-4]\",\"weight\":2}],"
+          "\"required_entities\":[{\"entity\":\"region\",\"question\":\"Which?\"}],"
+          "\"examples\":[\"a question\"]"),
+     NULL},
+    {"no name", "{\"interface\":\"chatbot\"," LLM_STEP "}", "plan name is required"},
+    {"bad name", "{\"name\":\"a b\",\"interface\":\"chatbot\"," LLM_STEP "}", "may only contain"},
+    {"no interface", "{\"name\":\"p\"," LLM_STEP "}", "\"interface\" is required"},
+    {"no steps", PLAN("\"steps\":[]"), "needs at least one step"},
+    {"steps not array", PLAN("\"steps\":{}"), "\"steps\" must be an array"},
+    {"step kind", PLAN("\"steps\":[{\"kind\":\"think\"}]"), "steps[0].kind must be one of"},
+    {"step key", PLAN("\"steps\":[{\"kind\":\"llm\",\"tol\":1}]"), "unknown key 'tol'"},
+    {"iterations", PLAN("\"steps\":[{\"kind\":\"llm\",\"max_iterations\":0}]"), "from 1 to 32"},
+    {"tool choice", PLAN("\"steps\":[{\"kind\":\"llm\",\"tool_choice\":\"a b\"}]"),
+     "tool_choice must be none, auto, required or a tool name"},
+    {"tools not names", PLAN("\"steps\":[{\"kind\":\"llm\",\"tools\":[1]}]"),
+     "steps[0].tools[0] is not a tool name"},
+    {"tool step no tool", PLAN("\"steps\":[{\"kind\":\"tool\"}]"), "needs \"tool\""},
+    {"tool on llm", PLAN("\"steps\":[{\"kind\":\"llm\",\"tool\":\"t\"}]"),
+     "only a step of kind tool"},
+    {"arguments array", PLAN("\"steps\":[{\"kind\":\"tool\",\"tool\":\"t\",\"arguments\":[]}]"),
+     "arguments must be a JSON object"},
+    {"rule kind", PLAN(LLM_STEP ",\"rules\":[{\"kind\":\"vibe\",\"pattern\":\"x\"}]"),
+     "rules[0].kind must be one of"},
+    {"rule regex", PLAN(LLM_STEP ",\"rules\":[{\"kind\":\"regex\",\"pattern\":\"(\"}]"),
+     "not a POSIX extended regular expression"},
+    {"rule empty", PLAN(LLM_STEP ",\"rules\":[{\"kind\":\"keyword\",\"pattern\":\"\"}]"),
+     "pattern must be 1 to 2000 characters"},
+    {"rule weight",
+     PLAN(LLM_STEP ",\"rules\":[{\"kind\":\"keyword\",\"pattern\":\"x\","
+                   "\"weight\":\"high\"}]"),
+     "weight must be a number"},
+    {"entity twice",
+     PLAN(LLM_STEP ",\"required_entities\":[{\"entity\":\"y\"},{\"entity\":\"y\"}]"),
+     "entity 'y' is already listed"},
+    {"entity missing", PLAN(LLM_STEP ",\"required_entities\":[{\"question\":\"?\"}]"),
+     "entity must be 1 to 128 characters"},
+    {"example empty", PLAN(LLM_STEP ",\"examples\":[\"\"]"),
+     "examples[0] must be a string of 1 to 2000 characters"},
+};
+
+static void test_validate_plan(void **state)
+{
+    (void)state;
+    int failures = 0;
+    for (size_t i = 0; i < sizeof plan_cases / sizeof plan_cases[0]; i++) {
+        const plan_case *c = &plan_cases[i];
+        json_t *plan = json_from(c->plan);
+        assert_non_null(plan);
+        dbmcp_error err;
+        dbmcp_error_clear(&err);
+        int rc = catalog_validate_plan(plan, &err);
+        failures += outcome_differs("plan", c->label, rc, &err, c->error_contains);
+        json_decref(plan);
+    }
+    assert_int_equal(failures, 0);
+}
+
 /* ----- catalog_prompt_render ----- */
 
 /* A prompt with a required and an optional argument, and a message with no
@@ -589,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_validate_tool),
         cmocka_unit_test(test_validate_tool_any_builtin),
         cmocka_unit_test(test_validate_prompt),
+        cmocka_unit_test(test_validate_plan),
         cmocka_unit_test(test_render_substitutes),
         cmocka_unit_test(test_render_value_not_reexpanded),
         cmocka_unit_test(test_render_optional_missing_is_empty),

@@ -172,26 +172,11 @@ int plans_admin_get(store *db, const char *name, json_t **out, dbmcp_error *err)
 int plans_admin_names(store *db, reg_names *out, dbmcp_error *err)
 {
     memset(out, 0, sizeof *out);
-    store_stmt *st;
-    int rc = store_prepare(db, "SELECT name FROM dbmcp_plans ORDER BY name", &st, err);
+    int rc =
+        registry_collect_names(db, "SELECT name FROM dbmcp_plans ORDER BY name", NULL, out, err);
     if (rc)
-        return rc;
-    size_t cap = 0;
-    while ((rc = store_step(st, err)) == STORE_ROW) {
-        char **slot = registry_grow((void **)&out->v, &out->n, &cap, sizeof *out->v);
-        if (!slot || !(*slot = registry_col_strdup(st, 0))) {
-            if (slot)
-                out->n--;
-            rc = dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-            break;
-        }
-    }
-    store_finalize(st);
-    if (rc < 0) {
         reg_names_free(out);
-        return rc;
-    }
-    return 0;
+    return rc;
 }
 
 /* --- checks against the database ---------------------------------------------- */

@@ -100,15 +100,15 @@ static int row_exists(store *db, const kind_desc *k, const char *key, int *exist
     return 0;
 }
 
-/* Collect the first column of every row of sql (with :key bound). */
-static int collect_names(store *db, const char *sql, const char *key, reg_names *out,
-                         dbmcp_error *err)
+int registry_collect_names(store *db, const char *sql, const char *key, reg_names *out,
+                           dbmcp_error *err)
 {
     store_stmt *st;
     int rc = store_prepare(db, sql, &st, err);
     if (rc)
         return rc;
-    store_bind_text(st, ":key", key);
+    if (key)
+        store_bind_text(st, ":key", key);
     size_t cap = 0;
     while ((rc = store_step(st, err)) == STORE_ROW) {
         char **slot = registry_grow((void **)&out->v, &out->n, &cap, sizeof *out->v);
@@ -280,17 +280,18 @@ int reg_memberships_get(store *db, reg_kind kind, const char *key, reg_names *di
     char sql[256];
     snprintf(sql, sizeof sql, "SELECT interface FROM %s WHERE %s = :key ORDER BY interface",
              k->member_table, k->member_column);
-    int rc = collect_names(db, sql, key, direct, err);
+    int rc = registry_collect_names(db, sql, key, direct, err);
     if (rc || !by_pattern || (kind != REG_RESOURCE && kind != REG_TEMPLATE))
         return rc;
-    rc = collect_names(db,
-                       "SELECT DISTINCT interface FROM dbmcp_interface_resources"
-                       " WHERE substr(uri, length(uri), 1) = '*'"
-                       " AND substr(CAST(:key AS TEXT), 1, length(uri) - 1) ="
-                       " substr(uri, 1, length(uri) - 1)"
-                       " AND interface NOT IN (SELECT interface FROM dbmcp_interface_resources"
-                       " WHERE uri = :key) ORDER BY interface",
-                       key, by_pattern, err);
+    rc = registry_collect_names(
+        db,
+        "SELECT DISTINCT interface FROM dbmcp_interface_resources"
+        " WHERE substr(uri, length(uri), 1) = '*'"
+        " AND substr(CAST(:key AS TEXT), 1, length(uri) - 1) ="
+        " substr(uri, 1, length(uri) - 1)"
+        " AND interface NOT IN (SELECT interface FROM dbmcp_interface_resources"
+        " WHERE uri = :key) ORDER BY interface",
+        key, by_pattern, err);
     if (rc)
         reg_names_free(direct);
     return rc;

@@ -66,6 +66,12 @@ void registry_fill_prompt(store_stmt *st, void *slot);
 void registry_fill_resource_meta(store_stmt *st, void *slot);
 void registry_fill_template(store_stmt *st, void *slot);
 
+/* Append the first column of every row of sql (with :key bound when key
+ * is not NULL) to out (reg_names_free releases it; the rows collected so
+ * far stay in out on error). */
+int registry_collect_names(store *db, const char *sql, const char *key, reg_names *out,
+                           dbmcp_error *err);
+
 /* Prepare sql, bind n text values by name, step once. */
 int registry_exec_bound(store *db, const char *sql, const char *const *names,
                         const char *const *values, size_t n, dbmcp_error *err);

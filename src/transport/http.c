@@ -52,6 +52,7 @@
 
 #include "core/json_write.h"
 #include "core/log.h"
+#include "core/trace.h"
 #include "transport/chat.h"
 #include "transport/http_admit.h"
 #include "transport/http_observe.h"
@@ -74,6 +75,13 @@
 
 typedef struct http_daemon http_daemon;
 typedef struct http_stream http_stream;
+
+/* W3C Trace Context request headers, copied for the worker ("" = absent or
+ * longer than the bound: core/trace.h checks the format). */
+typedef struct http_trace {
+    char parent[TRACE_PARENT_MAX + 1];
+    char state[TRACE_STATE_MAX + 1];
+} http_trace;
 typedef struct http_session http_session;
 
 /* Requests running with one API key ("" without auth). */
@@ -119,6 +127,7 @@ struct http_stream {
     json_t *response;     /* the final response until it is sent (owned) */
     int listening;        /* mcp_handle opened a listen stream (ctx.keep_open) */
     char model[129];      /* Dbmcp-Model request header, for the audit ("" = none) */
+    http_trace trace;     /* traceparent/tracestate request headers */
     http_stream *prev_active, *next_active; /* daemon's list of running workers */
 };
 
@@ -223,6 +232,28 @@ static void cond_wait_for(pthread_cond_t *c, pthread_mutex_t *m, double seconds)
 /* Clients and gateways name the model they relay for in this header; it
  * goes to the audit (params._meta["dbmcp/model"] works on every transport). */
 #define HTTP_MODEL_HEADER "Dbmcp-Model"
+
+static const char *header(struct MHD_Connection *c, const char *name);
+
+static void copy_bounded_header(struct MHD_Connection *c, const char *name, char *out, size_t size)
+{
+    const char *v = header(c, name);
+    out[0] = '\0';
+    if (v && strlen(v) < size)
+        memcpy(out, v, strlen(v) + 1);
+}
+
+static void trace_headers_read(struct MHD_Connection *c, http_trace *t)
+{
+    copy_bounded_header(c, "traceparent", t->parent, sizeof t->parent);
+    copy_bounded_header(c, "tracestate", t->state, sizeof t->state);
+}
+
+static void trace_headers_to_ctx(const http_trace *t, mcp_call_ctx *ctx)
+{
+    ctx->traceparent = t->parent[0] ? t->parent : NULL;
+    ctx->tracestate = t->state[0] ? t->state : NULL;
+}
 
 static const char *header(struct MHD_Connection *c, const char *name)
 {
@@ -1325,6 +1356,7 @@ static void *call_worker(void *arg)
     mcp_call_ctx ctx = {0};
     ctx.transport = "http";
     ctx.model = st->model[0] ? st->model : NULL;
+    trace_headers_to_ctx(&st->trace, &ctx);
     if (st->sse_ok)
         ctx.sink = (mcp_sink){stream_sink_send, st};
     json_t *resp = mcp_handle(hd->srv, st->session, st->msg, &ctx);
@@ -1483,6 +1515,9 @@ static enum MHD_Result call_inline(http_daemon *hd, struct MHD_Connection *c, js
     mcp_call_ctx ctx = {0};
     ctx.transport = "http";
     ctx.model = model[0] ? model : NULL;
+    http_trace trace;
+    trace_headers_read(c, &trace);
+    trace_headers_to_ctx(&trace, &ctx);
     json_t *resp = mcp_handle(hd->srv, s, msg, &ctx);
     if (!resp)
         resp = jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR, "Internal error", NULL);
@@ -1521,6 +1556,7 @@ static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c, 
     st->sse_ok = req->sse_ok;
     const char *model = header(c, HTTP_MODEL_HEADER);
     snprintf(st->model, sizeof st->model, "%s", model ? model : "");
+    trace_headers_read(c, &st->trace);
     req->stream = st;
     int started = worker_start(hd, st);
     if (started != 0)

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "core/metrics.h"
+#include "core/otlp.h"
 #include "core/version.h"
 #include "mcp/server_stats.h"
 
@@ -126,6 +127,13 @@ char *http_observe_metrics(mcp_server *srv, const http_observe_live *live, size_
     g.http_refused = live->connections_refused;
     g.http_sessions = live->sessions;
     g.http_in_flight = live->in_flight;
+    otlp_stats ts;
+    otlp_stats_get(&ts);
+    g.trace_exported = (long long)ts.exported;
+    g.trace_dropped_full = (long long)ts.dropped_full;
+    g.trace_dropped_error = (long long)ts.dropped_error;
+    g.trace_failures = (long long)ts.requests_failed;
+    g.trace_queued = (long long)ts.queued;
     return metrics_render(&g, len);
 }
 

@@ -178,12 +178,9 @@ void trace_format_traceparent(const trace_context *ctx, char out[TRACE_PARENT_LE
     snprintf(out, TRACE_PARENT_LEN + 1, "00-%s-%s-%s", tid, sid, flags);
 }
 
-int trace_context_from_request(const char *meta_parent, const char *meta_state,
-                               const char *header_parent, const char *header_state,
-                               trace_context *out)
+/* One traceparent and its tracestate into *out; 1 when valid. */
+static int context_from(const char *parent, const char *state, trace_context *out)
 {
-    const char *parent = meta_parent ? meta_parent : header_parent;
-    const char *state = meta_parent ? meta_state : header_state;
     dbmcp_error err;
     memset(out, 0, sizeof *out);
     if (!parent)
@@ -200,6 +197,14 @@ int trace_context_from_request(const char *meta_parent, const char *meta_state,
             log_msg(LOG_DEBUG, "trace", "tracestate dropped: %s", err.message);
     }
     return 1;
+}
+
+int trace_context_from_request(const char *meta_parent, const char *meta_state,
+                               const char *header_parent, const char *header_state,
+                               trace_context *out)
+{
+    return context_from(meta_parent, meta_state, out) ||
+           context_from(header_parent, header_state, out);
 }
 
 /* --- spans ------------------------------------------------------------------------- */

@@ -88,10 +88,10 @@ void trace_format_traceparent(const trace_context *ctx, char out[TRACE_PARENT_LE
 void trace_hex(const uint8_t *bytes, size_t n, char *out);
 
 /* The context a request names: params._meta.traceparent/tracestate when
- * present, else the transport's header values (either may be NULL). An
- * invalid traceparent is ignored (logged at debug level), as W3C says; an
- * invalid tracestate is dropped and the traceparent kept. 1 when *out holds
- * a context. */
+ * valid, else the transport's header values (any may be NULL). An invalid
+ * traceparent is ignored (logged at debug level), as W3C says; an invalid
+ * tracestate is dropped and its traceparent kept. 1 when *out holds a
+ * context. */
 int trace_context_from_request(const char *meta_parent, const char *meta_state,
                                const char *header_parent, const char *header_state,
                                trace_context *out);

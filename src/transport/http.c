@@ -2092,7 +2092,21 @@ static enum MHD_Result route_chat(http_daemon *hd, struct MHD_Connection *c, con
 static enum MHD_Result chat_reply(http_daemon *hd, struct MHD_Connection *c, http_request *req)
 {
     unsigned status = 500;
+    /* One span for the whole chat, under the caller's trace when the
+     * request names one: the agent's LLM requests and tool calls nest in it. */
+    http_trace t;
+    trace_headers_read(c, &t);
+    trace_context parent;
+    trace_context_from_request(NULL, NULL, t.parent[0] ? t.parent : NULL,
+                               t.state[0] ? t.state : NULL, &parent);
+    trace_span span;
+    trace_span_begin(&span, "POST /v1/chat", TRACE_KIND_SERVER, &parent);
+    trace_span_set_str(&span, "dbmcp.interface", req->who.interface);
     json_t *out = http_chat_handle(hd->srv, &req->who, req->body, req->len, &status);
+    trace_span_set_int(&span, "http.response.status_code", status);
+    if (status >= 500)
+        trace_span_set_error(&span, "internal");
+    trace_span_end(&span);
     return reply_json(c, status, out, NULL);
 }
 

@@ -109,7 +109,9 @@ async function connect(url, key, headers = {}) {
 
 const hex = (n) => [...crypto.getRandomValues(new Uint8Array(n))].map((b) => b.toString(16).padStart(2, '0')).join('');
 const callId = (r) => r._meta && r._meta['dbmcp/callId'];
-const auditTrace = (db, id) => (dbRows(BIN, db, `SELECT trace_id FROM dbmcp_audit WHERE call_id = '${id}'`)[0] || {}).trace_id;
+// The trace id of a call's audit row, once written (rows of quick tools are written after the answer).
+const auditTrace = async (db, id) => (await until(`the audit row of ${id}`, async () =>
+  dbRows(BIN, db, `SELECT trace_id FROM dbmcp_audit WHERE call_id = '${id}'`)[0]).catch(() => ({}))).trace_id;
 const childrenOf = (spans, s) => spans.filter((c) => c.parentSpanId === s.spanId && c.traceId === s.traceId);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'traces-'));
@@ -160,7 +162,7 @@ try {
   const sql = childrenOf(spans, call).find((x) => String(x.attributes['db.query.text'] || '').includes('SELECT 41 + 1'));
   check('header: the SQL statement is a child span', sql && sql.name === 'SELECT' && sql.kind === 3 &&
     sql.attributes['db.response.returned_rows'] === 1, childrenOf(spans, call));
-  check('header: the audit row stores the trace id', auditTrace(db, callId(r1)) === t1, auditTrace(db, callId(r1)));
+  check('header: the audit row stores the trace id', await auditTrace(db, callId(r1)) === t1, await auditTrace(db, callId(r1)));
 
   // --- _meta ----------------------------------------------------------------------
   const t2 = hex(16), p2 = hex(8);
@@ -171,17 +173,19 @@ try {
   });
   const echo = spans.find((x) => x.name === 'tools/call echo' && x.traceId === t2);
   check('_meta: wins over the header', echo.parentSpanId === p2, echo);
-  check('_meta: the audit row stores its trace id', auditTrace(db, callId(r2)) === t2, auditTrace(db, callId(r2)));
+  const metaTrace = await auditTrace(db, callId(r2));
+  check('_meta: the audit row stores its trace id', metaTrace === t2, metaTrace);
   const bad = await client.callTool({ name: 'echo', arguments: { text: 'bad' }, _meta: { traceparent: `00-${t2.toUpperCase()}-${p2}-01` } });
-  check('_meta: an invalid traceparent is ignored (the header\'s trace)', auditTrace(db, callId(bad)) === t1, auditTrace(db, callId(bad)));
+  const badTrace = await auditTrace(db, callId(bad));
+  check('_meta: an invalid traceparent is ignored (the header\'s trace)', badTrace === t1, badTrace);
 
   // --- embedding ------------------------------------------------------------------
   const chatClient = await connect(base, chatKey, { traceparent: `00-${t1}-${p1}-01` });
   const r3 = await chatClient.callTool({ name: 'search_documents', arguments: { query: 'Kündigungsfrist' } });
   await chatClient.close();
-  spans = await until('the embeddings span', async () => {
+  spans = await until('the embeddings span and its call', async () => {
     const s = await spansOf(collector.match);
-    return s.some((x) => x.name.startsWith('embeddings ')) && s;
+    return s.some((x) => x.name.startsWith('embeddings ')) && s.some((x) => x.attributes['dbmcp.call_id'] === callId(r3)) && s;
   });
   const search = spans.find((x) => x.attributes['dbmcp.call_id'] === callId(r3));
   const emb = spans.find((x) => x.name === 'embeddings stub-embed');

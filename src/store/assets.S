@@ -41,6 +41,8 @@ ASSET(asset_sqlite_0012_memory_scope_stats, "src/store/schema/sqlite/0012_memory
 ASSET(asset_postgres_0012_memory_scope_stats, "src/store/schema/postgres/0012_memory_scope_stats.sql")
 ASSET(asset_sqlite_0013_trace, "src/store/schema/sqlite/0013_trace.sql")
 ASSET(asset_postgres_0013_trace, "src/store/schema/postgres/0013_trace.sql")
+ASSET(asset_sqlite_0014_replicas, "src/store/schema/sqlite/0014_replicas.sql")
+ASSET(asset_postgres_0014_replicas, "src/store/schema/postgres/0014_replicas.sql")
 ASSET(asset_seed_base, "src/store/seed/base.sql")
 ASSET(asset_seed_demo, "src/store/seed/demo.sql")
 ASSET(asset_seed_conformance, "src/store/seed/conformance.sql")

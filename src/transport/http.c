@@ -154,6 +154,9 @@ struct http_daemon {
     int loopback;                          /* bound to a loopback address */
     char bind_host[INET6_ADDRSTRLEN + 2];  /* "127.0.0.1" or "[::1]" */
     char authority[INET6_ADDRSTRLEN + 10]; /* "HOST:PORT" once bound */
+    int fleet_beat_s;                      /* setting fleet.heartbeat_s */
+    int fleet_expire_s;                    /* setting fleet.expire_s */
+    int beat_failed;                       /* the last heartbeat failed (logged) */
     char public_url[512];                  /* configured public base URL, "" = none */
     char public_origin[512];               /* its scheme://authority, "" = none */
     char public_host[256];                 /* its host, "" = none */
@@ -2257,6 +2260,10 @@ static enum MHD_Result route_observe(http_daemon *hd, struct MHD_Connection *c, 
         json_t *status = http_observe_status(hd->srv, &live);
         if (!status)
             return reply_busy(c, NULL, "Out of memory");
+        if (MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "fleet")) {
+            json_t *fleet = http_observe_fleet(hd->srv, hd->fleet_beat_s);
+            json_object_set_new(status, "fleet", fleet ? fleet : json_null());
+        }
         return reply_json(c, MHD_HTTP_OK, status, no_store);
     }
     size_t len = 0;
@@ -2494,10 +2501,30 @@ static void reload(http_daemon *hd)
 
 /* Block until SIGTERM/SIGINT, expiring idle sessions and reloading on
  * SIGHUP meanwhile. */
+/* This replica's heartbeat row (http_observe_heartbeat); a failure is
+ * logged once until a heartbeat succeeds again. */
+static void heartbeat(http_daemon *hd)
+{
+    http_observe_live live;
+    daemon_live(hd, &live);
+    char url[sizeof hd->authority + 16];
+    snprintf(url, sizeof url, "http://%s/mcp", hd->authority);
+    dbmcp_error err;
+    int rc = http_observe_heartbeat(hd->srv, &live, url, hd->fleet_expire_s, &err);
+    if (rc && !hd->beat_failed)
+        log_msg(LOG_WARN, "fleet", "heartbeat not written: %s", err.message);
+    hd->beat_failed = rc != 0;
+}
+
 static void wait_for_signal(http_daemon *hd, int fd)
 {
     double next_sweep = now_s() + HTTP_SWEEP_S;
+    double next_beat = now_s(); /* at once: the fleet sees a replica as soon as it listens */
     for (;;) {
+        if (now_s() >= next_beat) {
+            heartbeat(hd);
+            next_beat = now_s() + hd->fleet_beat_s;
+        }
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int rc = poll(&p, 1, (int)(HTTP_POLL_S * 1000));
         unsigned char sig;
@@ -2579,6 +2606,18 @@ static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config 
                                cfg->bind);
     if (hd->no_auth && !hd->anonymous)
         return dbmcp_error_set(err, DBMCP_EINVAL, "http: --no-auth needs an anonymous identity");
+    long beat = mcp_server_setting_long(srv, "fleet.heartbeat_s", HTTP_FLEET_HEARTBEAT_S_DEFAULT);
+    long expire = mcp_server_setting_long(srv, "fleet.expire_s", HTTP_FLEET_EXPIRE_S_DEFAULT);
+    if (beat < 1 || beat > 3600)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "fleet.heartbeat_s: %ld is not a whole number between 1 and 3600",
+                               beat);
+    if (expire < 60 || expire > 30L * 86400)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "fleet.expire_s: %ld is not a whole number between 60 and 2592000",
+                               expire);
+    hd->fleet_beat_s = (int)beat;
+    hd->fleet_expire_s = (int)expire;
     return 0;
 }
 
@@ -2841,6 +2880,7 @@ int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err)
         wait_for_signal(hd, ss.pipe[0]);
         if (daemon_shutdown(hd) > 0)
             rc = HTTP_SERVE_CANCELLED;
+        http_observe_heartbeat_end(srv);
     }
     mcp_server_on_sessions_changed(srv, NULL, NULL);
     mcp_server_on_key_revoked(srv, NULL, NULL);

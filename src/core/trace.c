@@ -324,8 +324,7 @@ void trace_span_end(trace_span *s)
     trace_sink_fn sink = atomic_load(&g_sink);
     if (s->recording && sink) {
         s->end_ns = unix_ns();
-        sink(s);
-        s->attrs = NULL; /* the sink owns them */
+        sink(s); /* borrows the span: what it keeps, it copies */
     }
     json_decref(s->attrs);
     s->attrs = NULL;

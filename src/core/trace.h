@@ -98,7 +98,8 @@ int trace_context_from_request(const char *meta_parent, const char *meta_state,
 
 /* --- spans ------------------------------------------------------------------------- */
 
-/* Receives every ended recording span; takes ownership of span->attrs. */
+/* Receives every ended recording span, borrowed for the call (its attrs
+ * are freed after it returns). */
 typedef void (*trace_sink_fn)(trace_span *span);
 
 /* Set (NULL: clear) the process-wide sink. */

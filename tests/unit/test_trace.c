@@ -156,7 +156,8 @@ static int n_ended;
 static void capture(trace_span *s)
 {
     assert_true(n_ended < 8);
-    ended[n_ended++] = *s; /* takes the attributes */
+    ended[n_ended] = *s;
+    json_incref(ended[n_ended++].attrs); /* the sink only borrows them */
 }
 
 static void test_spans_nest(void **state)

@@ -1784,6 +1784,9 @@ static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection 
     }
     mcp_call_ctx ctx = {0};
     ctx.transport = "http";
+    http_trace trace;
+    trace_headers_read(c, &trace);
+    trace_headers_to_ctx(&trace, &ctx);
     json_t *resp = mcp_handle(hd->srv, s, msg, &ctx);
     if (!resp)
         resp = jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR, "Internal error", NULL);

@@ -73,6 +73,7 @@ run_stage cli-embed-http tests/cli/embed_http.sh
 run_stage cli-hostile-http tests/cli/hostile_http.sh
 run_stage console scripts/console-tests.sh
 run_stage cli-metrics tests/cli/metrics.sh
+run_stage cli-traces tests/cli/traces.sh
 run_stage cli-hostile-audit tests/cli/hostile_audit.sh
 run_stage cli-shutdown tests/cli/shutdown.sh
 run_stage cli-memory tests/cli/memory.sh
@@ -110,6 +111,7 @@ pg_stage pg-cli-embed-http tests/cli/embed_http.sh
 pg_stage pg-cli-hostile-http tests/cli/hostile_http.sh
 pg_stage pg-console scripts/console-tests.sh
 pg_stage pg-cli-metrics tests/cli/metrics.sh
+pg_stage pg-cli-traces tests/cli/traces.sh
 pg_stage pg-cli-shutdown tests/cli/shutdown.sh
 pg_stage pg-cli-memory tests/cli/memory.sh
 pg_stage pg-cli-replicas tests/cli/replicas.sh

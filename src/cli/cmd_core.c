@@ -1,6 +1,7 @@
 /*
  * cmd_core.c — the everyday commands: init, serve, call.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,9 @@
 #include "cli/cli.h"
 #include "docs/demo.h"
 #include "core/log.h"
+#include "core/otlp.h"
+#include "core/replica.h"
+#include "core/version.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "memory/compact.h"
@@ -225,6 +229,62 @@ int cli_local_identity(cli_args *a, mcp_server *srv, mcp_identity *id)
 
 /* --- serve ------------------------------------------------------------------------ */
 
+/* A whole-number trace setting: the variable when set, else the setting,
+ * else def; a value outside [min, max] is refused, naming where it came
+ * from. */
+static int trace_number(mcp_server *srv, const char *env, const char *key, int def, int min,
+                        int max, int *out, dbmcp_error *err)
+{
+    char setting[64];
+    const char *from = env, *v = getenv(env);
+    if (!v || !*v) {
+        from = key;
+        v = mcp_server_setting(srv, key, setting, sizeof setting) && *setting ? setting : NULL;
+    }
+    *out = def;
+    if (!v)
+        return 0;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < min || n > max)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "%s: \"%.40s\" is not a whole number between %d and %d", from, v,
+                               min, max);
+    *out = (int)n;
+    return 0;
+}
+
+/* Span export (core/otlp.h) when $DBMCP_OTLP_ENDPOINT or the setting
+ * trace.otlp_endpoint names a collector; 0 also when none is named. */
+static int start_span_export(mcp_server *srv, dbmcp_error *err)
+{
+    char endpoint[OTLP_ENDPOINT_MAX + 1] = "";
+    const char *env = getenv("DBMCP_OTLP_ENDPOINT");
+    if (env && *env)
+        snprintf(endpoint, sizeof endpoint, "%s", env);
+    else
+        mcp_server_setting(srv, "trace.otlp_endpoint", endpoint, sizeof endpoint);
+    if (!endpoint[0])
+        return 0;
+    otlp_config oc = {0};
+    oc.endpoint = endpoint;
+    oc.service_version = DBMCP_VERSION;
+    oc.instance_id = replica_id();
+    int rc = trace_number(srv, "DBMCP_TRACE_QUEUE_MAX", "trace.queue_max", OTLP_QUEUE_MAX_DEFAULT,
+                          1, 1000000, &oc.queue_max, err);
+    if (!rc)
+        rc = trace_number(srv, "DBMCP_TRACE_BATCH_MAX", "trace.batch_max", OTLP_BATCH_MAX_DEFAULT,
+                          1, 100000, &oc.batch_max, err);
+    if (!rc)
+        rc = trace_number(srv, "DBMCP_TRACE_FLUSH_MS", "trace.flush_ms", OTLP_FLUSH_MS_DEFAULT, 10,
+                          600000, &oc.flush_ms, err);
+    if (!rc)
+        rc = trace_number(srv, "DBMCP_TRACE_EXPORT_TIMEOUT_MS", "trace.export_timeout_ms",
+                          OTLP_TIMEOUT_MS_DEFAULT, 10, 600000, &oc.timeout_ms, err);
+    return rc ? rc : otlp_start(&oc, err);
+}
+
 static int run_serve(cli_args *a)
 {
     const char *bind = cli_flag(a, "http");
@@ -242,6 +302,10 @@ static int run_serve(cli_args *a)
         return rc;
     }
     dbmcp_error_clear(&err);
+    if ((rc = start_span_export(srv, &err)) != 0) {
+        mcp_server_free(srv);
+        return rc == DBMCP_EINVAL ? cli_usage_error(a->cmd, "%s", err.message) : cli_fail(&err);
+    }
     mem_worker *memory_worker = NULL; /* embedding jobs + compaction schedule */
     /* compaction's LLM summaries, when a provider is configured (libcurl opens at the first) */
     mem_compact_set_summarizer(agent_memory_summary);
@@ -258,6 +322,7 @@ static int run_serve(cli_args *a)
             http_metrics_load(srv, &hc.metrics, &err) != 0) {
             mem_worker_stop(memory_worker);
             mcp_server_free(srv);
+            otlp_stop();
             return cli_usage_error(a->cmd, "%s", err.message);
         }
         hc.anonymous = &id;
@@ -277,6 +342,7 @@ static int run_serve(cli_args *a)
     }
     mem_worker_stop(memory_worker);
     mcp_server_free(srv);
+    otlp_stop(); /* after every thread that ends spans */
     if (rc == HTTP_SERVE_CANCELLED)
         return CLI_CANCELLED;
     if (rc == DBMCP_EINVAL)

@@ -17,6 +17,8 @@
 #include "cli/cli.h"
 #include "core/curl_lib.h"
 #include "core/json_write.h"
+#include "store/registry.h"
+#include "store/replicas_store.h"
 
 #define STATUS_MAX_BYTES (1024 * 1024)
 #define STATUS_CONNECT_TIMEOUT_MS 5000L
@@ -196,11 +198,70 @@ static void print_status(const char *url, const json_t *st)
            num(catalog, "resources_version"), changed ? cli_safe(changed) : "none since start");
 }
 
+/* --- the fleet: every replica's heartbeat row (--db) ------------------------------ */
+
+static void print_replica(const json_t *r)
+{
+    const json_t *st = json_object_get(r, "status");
+    const json_t *q = json_object_get(st, "queues");
+    char up[48] = "-";
+    if (st)
+        duration(real(st, "uptime_s"), up, sizeof up);
+    const char *changed =
+        json_string_value(json_object_get(json_object_get(st, "catalog"), "changed_at"));
+    printf("%-36s %-6s %-8s %-14s %6lld %8lld %5lld %6lld %5lld  %-24s %s  %s\n",
+           text(r, "replica_id"), json_is_true(json_object_get(r, "stale")) ? "stale" : "up",
+           text(st, "version"), up, num(st, "schema_version"), num(st, "sessions"),
+           num(st, "in_flight.tool_calls"), num(q, "audit.rows"), num(q, "embedding_jobs.pending"),
+           changed ? cli_safe(changed) : "-", text(r, "beat_at"), text(r, "url"));
+}
+
+static int run_fleet(cli_args *a)
+{
+    store *db = cli_open_catalog(a);
+    if (!db)
+        return CLI_FAIL;
+    char *v = reg_setting_get(db, "fleet.heartbeat_s");
+    long beat = v ? strtol(v, NULL, 10) : 0;
+    free(v);
+    if (beat < 1 || beat > 3600)
+        beat = 5;
+    json_t *rows = NULL;
+    dbmcp_error err;
+    int rc = store_replica_list_json(db, 3 * (int)beat, &rows, &err);
+    store_close(db);
+    if (rc)
+        return cli_fail(&err);
+    if (cli_flag(a, "json")) {
+        char *out = json_write_compact(rows, NULL);
+        printf("%s\n", out ? out : "[]");
+        free(out);
+    } else if (json_array_size(rows) == 0) {
+        printf("no replica has a heartbeat in this database (serve --http writes one every "
+               "fleet.heartbeat_s)\n");
+    } else {
+        printf("%-36s %-6s %-8s %-14s %6s %8s %5s %6s %5s  %-24s %-24s  %s\n", "REPLICA", "STATE",
+               "VERSION", "UPTIME", "SCHEMA", "SESSIONS", "CALLS", "AUDIT", "JOBS",
+               "LAST CATALOG CHANGE", "HEARTBEAT", "URL");
+        size_t i;
+        json_t *r;
+        json_array_foreach (rows, i, r)
+            print_replica(r);
+    }
+    json_decref(rows);
+    return CLI_OK;
+}
+
 static int run_status(cli_args *a)
 {
     const char *base = cli_flag(a, "url");
+    if (base && cli_flag(a, "db"))
+        return cli_usage_error(a->cmd, "give either --url (one server) or --db (every replica)");
+    if (!base && cli_flag(a, "db"))
+        return run_fleet(a);
     if (!base)
-        return cli_usage_error(a->cmd, "--url is required (e.g. --url http://127.0.0.1:8080)");
+        return cli_usage_error(a->cmd,
+                               "--url or --db is required (e.g. --url http://127.0.0.1:8080)");
     char url[1100];
     if (status_url(base, url, sizeof url) != 0)
         return cli_usage_error(a->cmd, "--url must be an http:// or https:// URL, got '%s'",
@@ -245,6 +306,7 @@ static int run_status(cli_args *a)
 
 static const cli_flag_spec status_flags[] = {
     {"url", "URL", "the server's base URL, e.g. http://127.0.0.1:8080 (a final /mcp is ignored)"},
+    {"db", "URI", "list every replica serving this database (its dbmcp_replicas rows) instead"},
     {"key", "KEY",
      "the metrics key when the server runs with http.metrics=key; default "
      "$DBMCP_METRICS_KEY"},
@@ -254,8 +316,8 @@ static const cli_flag_spec status_flags[] = {
 
 const cli_command cli_cmd_status = {
     "status",
-    "Show a running HTTP server's status (GET /status)",
-    "--url URL [--key KEY] [--json]",
+    "Show a running HTTP server's status (GET /status), or every replica's (--db)",
+    "--url URL [--key KEY] [--json] | --db URI [--json]",
     "Asks `dbmcp serve --http` at URL for GET /status and prints its version, uptime,\n"
     "schema version, sessions, calls in flight, queue depths (audit writer, embedding\n"
     "jobs, database pools, waiting connections) and the last catalog change it saw.\n"
@@ -263,7 +325,12 @@ const cli_command cli_cmd_status = {
     "The server answers loopback clients by default; with the setting http.metrics=key it\n"
     "answers anyone sending its metrics key, taken from --key or $DBMCP_METRICS_KEY (the\n"
     "variable keeps it out of the process list). Exit status 1, with the reason on stderr,\n"
-    "when the server cannot be reached, refuses (401, 403, 404) or answers something else.",
+    "when the server cannot be reached, refuses (401, 403, 404) or answers something else.\n"
+    "\n"
+    "--db URI lists every `serve --http` sharing that database instead, from the heartbeat\n"
+    "row each writes every fleet.heartbeat_s (5) seconds: its state (stale after three missed\n"
+    "heartbeats), version, uptime, schema version, sessions, tool calls in flight, audit rows\n"
+    "waiting, embedding jobs pending, the last catalog change it saw, and its URL.",
     0,
     0,
     status_flags,

@@ -314,6 +314,8 @@ void metrics_gauges_init(metrics_gauges *g)
     g->embed_pending = g->embed_due = g->embed_failing = -1;
     g->http_open = g->http_waiting = g->http_accepted = g->http_refused = -1;
     g->http_sessions = g->http_in_flight = -1;
+    g->trace_exported = g->trace_dropped_full = g->trace_dropped_error = -1;
+    g->trace_failures = g->trace_queued = -1;
 }
 
 /* --- rendering ----------------------------------------------------------------------- */
@@ -584,6 +586,21 @@ static void render_http(FILE *f, const metrics_gauges *g)
           (double)g->http_in_flight);
 }
 
+static void render_traces(FILE *f, const metrics_gauges *g)
+{
+    counter(f, "dbmcp_trace_spans_exported_total", "Spans the OTLP collector accepted.",
+            g->trace_exported);
+    counter(f, "dbmcp_trace_spans_dropped_queue_full_total",
+            "Spans dropped because the export queue was full (trace.queue_max).",
+            g->trace_dropped_full);
+    counter(f, "dbmcp_trace_spans_dropped_export_failed_total",
+            "Spans dropped because the collector refused them or did not answer in time.",
+            g->trace_dropped_error);
+    counter(f, "dbmcp_trace_export_failures_total", "OTLP export requests that failed.",
+            g->trace_failures);
+    gauge(f, "dbmcp_trace_spans_queued", "Spans waiting for export.", (double)g->trace_queued);
+}
+
 char *metrics_render(const metrics_gauges *g, size_t *len)
 {
     metrics_gauges none;
@@ -604,6 +621,7 @@ char *metrics_render(const metrics_gauges *g, size_t *len)
     render_pools(f, g);
     render_embedding(f, g);
     render_http(f, g);
+    render_traces(f, g);
     int failed = ferror(f);
     if (fclose(f) != 0 || failed) {
         free(text);

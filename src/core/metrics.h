@@ -104,15 +104,20 @@ typedef struct metrics_gauges {
     long long audit_failed;   /* batch writes the database refused */
     metrics_pool pools[METRICS_MAX_POOLS];
     int n_pools;
-    long long embed_pending;  /* embedding jobs in the table */
-    long long embed_due;      /* of them, due now */
-    long long embed_failing;  /* of them, failed at least once */
-    long long http_open;      /* connections being served */
-    long long http_waiting;   /* connections waiting for a slot */
-    long long http_accepted;  /* connections accepted since the start */
-    long long http_refused;   /* answered 503 by admission */
-    long long http_sessions;  /* legacy sessions held */
-    long long http_in_flight; /* requests running (against http.max_in_flight) */
+    long long embed_pending;       /* embedding jobs in the table */
+    long long embed_due;           /* of them, due now */
+    long long embed_failing;       /* of them, failed at least once */
+    long long http_open;           /* connections being served */
+    long long http_waiting;        /* connections waiting for a slot */
+    long long http_accepted;       /* connections accepted since the start */
+    long long http_refused;        /* answered 503 by admission */
+    long long http_sessions;       /* legacy sessions held */
+    long long http_in_flight;      /* requests running (against http.max_in_flight) */
+    long long trace_exported;      /* spans the collector accepted (core/otlp.h) */
+    long long trace_dropped_full;  /* spans dropped: the export queue was full */
+    long long trace_dropped_error; /* spans dropped: the collector refused or was too slow */
+    long long trace_failures;      /* export requests that failed */
+    long long trace_queued;        /* spans waiting for export now */
 } metrics_gauges;
 
 /* Every field unknown (-1, no pools, no version). */

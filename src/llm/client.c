@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "core/curl_lib.h"
+#include "core/trace.h"
 #include "core/ids.h"
 #include "core/jsonutil.h"
 #include "core/metrics.h"
@@ -182,10 +183,28 @@ static int attempt_run(attempt *a, const char *url, struct curl_slist *headers, 
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl_api.curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
+    trace_span span; /* one per HTTP request: docs/operations.md, "Traces" */
+    char span_name[TRACE_NAME_MAX];
+    snprintf(span_name, sizeof span_name, "chat %.80s", a->cfg->model);
+    trace_span_begin(&span, span_name, TRACE_KIND_CLIENT, NULL);
+    trace_span_set_str(&span, "gen_ai.operation.name", "chat");
+    trace_span_set_str(&span, "gen_ai.provider.name", llm_provider_name(a->cfg->provider));
+    trace_span_set_str(&span, "gen_ai.request.model", a->cfg->model);
     CURLcode rc = curl_api.curl_easy_perform(c);
     if (rc != CURLE_OK && !curl_msg[0])
         snprintf(curl_msg, sizeof curl_msg, "%s", curl_api.curl_easy_strerror(rc));
     int result = attempt_result(a, rc, curl_msg, out, err);
+    long status = 0;
+    curl_api.curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    if (status)
+        trace_span_set_int(&span, "http.response.status_code", status);
+    if (result == 0) {
+        trace_span_set_int(&span, "gen_ai.usage.input_tokens", out->tokens_in);
+        trace_span_set_int(&span, "gen_ai.usage.output_tokens", out->tokens_out);
+    } else {
+        trace_span_set_error(&span, llm_error_kind_name(err->kind));
+    }
+    trace_span_end(&span);
     curl_api.curl_easy_cleanup(c);
     a->curl = NULL;
     return result;

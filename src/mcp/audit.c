@@ -89,6 +89,8 @@ static void log_unwritten_row(const reg_audit_row *r)
     if (o) {
         json_object_set_new(o, "target", target ? json_string(target) : json_null());
         json_object_set_new(o, "status", json_string(r->status ? r->status : ""));
+        if (r->trace_id[0])
+            json_object_set_new(o, "trace_id", json_string(r->trace_id));
         json_object_set_new(o, "error_class",
                             r->error_class ? json_string(r->error_class) : json_null());
         json_object_set_new(o, "error_detail", detail ? json_string(detail) : json_null());

@@ -21,6 +21,7 @@
 #include "core/log.h"
 #include "core/metrics.h"
 #include "core/text_safe.h"
+#include "core/trace.h"
 #include "mcp/internal.h"
 #include "mcp/query_caps.h"
 #include "tools/tool.h"
@@ -79,6 +80,7 @@ int mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, c
              ctx && ctx->transport ? ctx->transport : s->transport);
     copy_str(row.protocol, sizeof row.protocol, s->protocol);
     copy_str(row.method, sizeof row.method, method);
+    trace_current_trace_id(row.trace_id);
     row.target = text_safe_bound(target, AUDIT_TARGET_MAX, 0);
     row.status = status;
     row.error_class = code ? dbmcp_code_name(code) : NULL;
@@ -495,6 +497,8 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     }
     if (o.result)
         json_object_set_new(o.result, "_meta", json_pack("{s:s}", "dbmcp/callId", call_id));
+    trace_current_set_str("dbmcp.call_id", call_id);
+    trace_current_set_str("dbmcp.status", o.status);
     int audited = mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, o.status,
                                    o.code, o.code ? err.message : NULL, content_bytes(o.result),
                                    o.rows, o.sql_text, o.durable);

@@ -12,6 +12,7 @@
 
 #include "core/ids.h"
 #include "core/jsonutil.h"
+#include "core/trace.h"
 #include "core/text_safe.h"
 #include "mcp/internal.h"
 #include "tools/search_tools.h"
@@ -867,8 +868,56 @@ mcp_run_class mcp_request_class(mcp_server *srv, mcp_session *s, const jsonrpc_m
     return cls;
 }
 
+/* The span name of a request: the method, then the tool, prompt or
+ * resource it names ("tools/call execute_query"), without control
+ * characters and cut to TRACE_NAME_MAX. */
+static void request_span_name(const jsonrpc_msg *msg, char *out, size_t size)
+{
+    const char *target = json_get_str(msg->params, "name");
+    if (!target)
+        target = json_get_str(msg->params, "uri");
+    char both[TRACE_NAME_MAX];
+    snprintf(both, sizeof both, "%s%s%.*s", msg->method, target ? " " : "", (int)(sizeof both),
+             target ? target : "");
+    text_safe_copy(out, size, both, TEXT_SAFE_STRIP);
+}
+
 json_t *mcp_handle(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mcp_call_ctx *ctx)
 {
     mcp_call_ctx local = {0};
-    return mcp_methods_handle(srv, s, msg, ctx ? ctx : &local);
+    if (!ctx)
+        ctx = &local;
+    if (msg->kind != JSONRPC_REQUEST)
+        return mcp_methods_handle(srv, s, msg, ctx);
+    /* Every request is a span, under the caller's trace when it names one
+     * (params._meta, else the transport's header); the audit row takes
+     * its trace id from it (mcp_audit_simple). */
+    json_t *meta = json_get_obj(msg->params, "_meta");
+    trace_context parent;
+    trace_context_from_request(json_get_str(meta, "traceparent"), json_get_str(meta, "tracestate"),
+                               ctx->traceparent, ctx->tracestate, &parent);
+    char name[TRACE_NAME_MAX];
+    request_span_name(msg, name, sizeof name);
+    trace_span span;
+    trace_span_begin(&span, name, TRACE_KIND_SERVER, &parent);
+    trace_span_set_str(&span, "mcp.method.name", msg->method);
+    trace_span_set_str(&span, "mcp.protocol.version", s->protocol[0] ? s->protocol : NULL);
+    trace_span_set_str(&span, "network.transport", ctx->transport ? ctx->transport : s->transport);
+    trace_span_set_str(&span, "dbmcp.interface", s->who.interface);
+    if (strcmp(msg->method, "tools/call") == 0 && strlen(name) > strlen("tools/call "))
+        trace_span_set_str(&span, "gen_ai.tool.name", name + strlen("tools/call "));
+    json_t *resp = mcp_methods_handle(srv, s, msg, ctx);
+    json_t *error = json_object_get(resp, "error");
+    json_t *result = json_object_get(resp, "result");
+    if (error) {
+        char code[32];
+        snprintf(code, sizeof code, "%lld",
+                 (long long)json_integer_value(json_object_get(error, "code")));
+        trace_span_set_str(&span, "rpc.jsonrpc.error_code", code);
+        trace_span_set_error(&span, json_string_value(json_object_get(error, "message")));
+    } else if (json_is_true(json_object_get(result, "isError"))) {
+        trace_span_set_error(&span, "tool_error");
+    }
+    trace_span_end(&span);
+    return resp;
 }

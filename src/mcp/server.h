@@ -76,19 +76,22 @@ typedef struct mcp_server_config {
 
 /* Per-request facts from the transport. Zero-initialise, then fill. */
 typedef struct mcp_call_ctx {
-    mcp_sink sink;          /* request-scoped notifications and server→client requests;
-                               a NULL send falls back to the session sink */
-    const char *transport;  /* "stdio", "http" or "cli" (audit) */
-    const char *model;      /* model name from a transport header, or NULL */
-    int stateless;          /* the transport routed this request as 2026-07-28 (stateless):
-                               _meta is validated and legacy-only methods are refused.
-                               Also implied when params._meta names a protocol version. */
-    int keep_open;          /* out: the request opened a stream (subscriptions/listen):
-                               keep the sink alive, later call mcp_listener_close */
-    mcp_listener *listener; /* out: set together with keep_open */
-    int cancelled;          /* out: the client cancelled the request while it ran; the
-                               response is still returned (and audited as cancelled), a
-                               transport that can stay silent should not send it */
+    mcp_sink sink;           /* request-scoped notifications and server→client requests;
+                                a NULL send falls back to the session sink */
+    const char *transport;   /* "stdio", "http" or "cli" (audit) */
+    const char *model;       /* model name from a transport header, or NULL */
+    const char *traceparent; /* W3C traceparent header (transport), or NULL; the request's
+                                params._meta.traceparent wins (core/trace.h) */
+    const char *tracestate;  /* its tracestate header, or NULL */
+    int stateless;           /* the transport routed this request as 2026-07-28 (stateless):
+                                _meta is validated and legacy-only methods are refused.
+                                Also implied when params._meta names a protocol version. */
+    int keep_open;           /* out: the request opened a stream (subscriptions/listen):
+                                keep the sink alive, later call mcp_listener_close */
+    mcp_listener *listener;  /* out: set together with keep_open */
+    int cancelled;           /* out: the client cancelled the request while it ran; the
+                                response is still returned (and audited as cancelled), a
+                                transport that can stay silent should not send it */
     /* Set by a transport that runs a MCP_RUN_WATCHED request on its reading
      * thread: called once, from the handling thread, when the request's SQL
      * has run for MCP_SLOW_MS, so the transport can let another thread read

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "core/curl_lib.h"
+#include "core/trace.h"
 #include "core/textnorm.h"
 #include "core/vector.h"
 #include "search/embed_internal.h"
@@ -422,7 +423,20 @@ static int embed_batch(embedder *e, const char *const *texts, size_t n, float *o
     int rc = 0;
     for (int attempt = 0;; attempt++) {
         http_reply r = {NULL, 0, 0, 0, -1, 0};
+        trace_span span; /* one per HTTP request: docs/operations.md, "Traces" */
+        char span_name[TRACE_NAME_MAX];
+        snprintf(span_name, sizeof span_name, "embeddings %.80s", h->model);
+        trace_span_begin(&span, span_name, TRACE_KIND_CLIENT, NULL);
+        trace_span_set_str(&span, "gen_ai.operation.name", "embeddings");
+        trace_span_set_str(&span, "gen_ai.request.model", h->model);
+        trace_span_set_int(&span, "dbmcp.embedding.inputs", (int64_t)n);
+        trace_span_set_int(&span, "dbmcp.attempt", attempt + 1);
         attempt_result a = post_once(h, body, &r, err);
+        if (r.status)
+            trace_span_set_int(&span, "http.response.status_code", r.status);
+        if (a != ATTEMPT_OK)
+            trace_span_set_error(&span, dbmcp_code_name(err->code));
+        trace_span_end(&span);
         if (a == ATTEMPT_OK) {
             float *v = NULL;
             int dim = 0;

@@ -33,6 +33,9 @@ struct store {
 struct store_stmt {
     const store_driver *driver; /* the owner's driver */
     store *owner;               /* not owned */
+    char *trace_sql;            /* the text, kept while spans are recorded (store.c); owned */
+    struct trace_span *span;    /* the open span of this execution, or NULL; owned */
+    int64_t trace_rows;         /* rows stepped in it */
 };
 
 struct store_driver {

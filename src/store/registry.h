@@ -112,6 +112,7 @@ typedef struct reg_audit_row {
     char transport[16];
     char protocol[16];
     char method[32];
+    char trace_id[33];  /* W3C trace id (32 hex digits) of the request, or "" */
     char *target;       /* owned by the row's creator; may be NULL */
     const char *status; /* static string: ok | error | denied | cancelled */
     const char *error_class;

@@ -9,9 +9,14 @@
 #include "store/pg_guard.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "core/text_safe.h"
+#include "core/trace.h"
 
 int store_url_is_postgres(const char *url)
 {
@@ -67,9 +72,80 @@ const char *store_identity(store *db)
     return db->driver->identity(db);
 }
 
+/* --- spans of SQL statements (core/trace.h) ------------------------------------- */
+
+/* The span name: the statement's first keyword ("SELECT", "INSERT", …). */
+static void sql_operation(const char *sql, char *out, size_t size)
+{
+    for (;;) { /* past blanks, '(' and comments (execute_query tags its SQL with one) */
+        while (*sql && (isspace((unsigned char)*sql) || *sql == '('))
+            sql++;
+        if (sql[0] == '/' && sql[1] == '*') {
+            const char *end = strstr(sql + 2, "*/");
+            sql = end ? end + 2 : sql + strlen(sql);
+        } else if (sql[0] == '-' && sql[1] == '-') {
+            sql += strcspn(sql, "\n");
+        } else {
+            break;
+        }
+    }
+    size_t n = 0;
+    while (sql[n] && isalpha((unsigned char)sql[n]) && n + 1 < size) {
+        out[n] = (char)toupper((unsigned char)sql[n]);
+        n++;
+    }
+    out[n] = '\0';
+    if (n == 0)
+        snprintf(out, size, "SQL");
+}
+
+static trace_span *sql_span_begin(store *db, const char *sql)
+{
+    trace_span *span = malloc(sizeof *span);
+    if (!span)
+        return NULL;
+    char op[24];
+    sql_operation(sql, op, sizeof op);
+    trace_span_begin_leaf(span, op, TRACE_KIND_CLIENT);
+    trace_span_set_str(span, "db.system.name",
+                       strcmp(store_dialect(db), "postgres") == 0 ? "postgresql" : "sqlite");
+    trace_span_set_str(span, "db.operation.name", op);
+    trace_span_set_str(span, "db.query.text", sql);
+    return span;
+}
+
+static void sql_span_end(trace_span *span, int rc, int64_t rows, dbmcp_error *err)
+{
+    if (!span)
+        return;
+    if (rows >= 0)
+        trace_span_set_int(span, "db.response.returned_rows", rows);
+    if (rc < 0) {
+        trace_span_set_error(span, dbmcp_code_name(rc));
+        if (err)
+            trace_span_set_str(span, "error.message", err->message);
+    }
+    trace_span_end(span);
+    free(span);
+}
+
+static void stmt_span_close(store_stmt *st, int rc, dbmcp_error *err)
+{
+    if (!st->span)
+        return;
+    sql_span_end(st->span, rc, st->trace_rows, err);
+    st->span = NULL;
+    st->trace_rows = 0;
+}
+
 int store_exec(store *db, const char *sql, dbmcp_error *err)
 {
-    return db->driver->exec(db, sql, err);
+    if (!trace_recording() || !trace_current())
+        return db->driver->exec(db, sql, err);
+    trace_span *span = sql_span_begin(db, sql);
+    int rc = db->driver->exec(db, sql, err);
+    sql_span_end(span, rc, -1, err);
+    return rc;
 }
 
 int store_wait_notify(store *db, int timeout_ms, int wake_fd, dbmcp_error *err)
@@ -99,24 +175,41 @@ int64_t store_changes(store *db)
 
 int store_prepare(store *db, const char *sql, store_stmt **out, dbmcp_error *err)
 {
-    return db->driver->prepare(db, sql, out, err);
+    int rc = db->driver->prepare(db, sql, out, err);
+    /* Only while spans are recorded for this thread does a statement keep
+     * its text: nothing is copied otherwise. */
+    if (rc == 0 && trace_recording() && trace_current())
+        (*out)->trace_sql = text_safe_bound(sql, TRACE_ATTR_TEXT_MAX, 0);
+    return rc;
 }
 
 void store_finalize(store_stmt *st)
 {
     if (!st)
         return;
+    stmt_span_close(st, 0, NULL);
+    free(st->trace_sql);
     st->driver->finalize(st);
 }
 
 void store_reset(store_stmt *st)
 {
+    stmt_span_close(st, 0, NULL);
     st->driver->reset(st);
 }
 
 int store_step(store_stmt *st, dbmcp_error *err)
 {
-    return st->driver->step(st, err);
+    if (st->trace_sql && !st->span && trace_current())
+        st->span = sql_span_begin(st->owner, st->trace_sql);
+    int rc = st->driver->step(st, err);
+    if (st->span) {
+        if (rc == STORE_ROW)
+            st->trace_rows++;
+        else
+            stmt_span_close(st, rc, err);
+    }
+    return rc;
 }
 
 int store_stmt_is_readonly(store_stmt *st, int *readonly, dbmcp_error *err)

@@ -52,6 +52,7 @@
 
 #include "core/json_write.h"
 #include "core/log.h"
+#include "core/trace.h"
 #include "transport/chat.h"
 #include "transport/http_admit.h"
 #include "transport/http_observe.h"
@@ -74,6 +75,13 @@
 
 typedef struct http_daemon http_daemon;
 typedef struct http_stream http_stream;
+
+/* W3C Trace Context request headers, copied for the worker ("" = absent or
+ * longer than the bound: core/trace.h checks the format). */
+typedef struct http_trace {
+    char parent[TRACE_PARENT_MAX + 1];
+    char state[TRACE_STATE_MAX + 1];
+} http_trace;
 typedef struct http_session http_session;
 
 /* Requests running with one API key ("" without auth). */
@@ -119,6 +127,7 @@ struct http_stream {
     json_t *response;     /* the final response until it is sent (owned) */
     int listening;        /* mcp_handle opened a listen stream (ctx.keep_open) */
     char model[129];      /* Dbmcp-Model request header, for the audit ("" = none) */
+    http_trace trace;     /* traceparent/tracestate request headers */
     http_stream *prev_active, *next_active; /* daemon's list of running workers */
 };
 
@@ -145,6 +154,9 @@ struct http_daemon {
     int loopback;                          /* bound to a loopback address */
     char bind_host[INET6_ADDRSTRLEN + 2];  /* "127.0.0.1" or "[::1]" */
     char authority[INET6_ADDRSTRLEN + 10]; /* "HOST:PORT" once bound */
+    int fleet_beat_s;                      /* setting fleet.heartbeat_s */
+    int fleet_expire_s;                    /* setting fleet.expire_s */
+    int beat_failed;                       /* the last heartbeat failed (logged) */
     char public_url[512];                  /* configured public base URL, "" = none */
     char public_origin[512];               /* its scheme://authority, "" = none */
     char public_host[256];                 /* its host, "" = none */
@@ -223,6 +235,28 @@ static void cond_wait_for(pthread_cond_t *c, pthread_mutex_t *m, double seconds)
 /* Clients and gateways name the model they relay for in this header; it
  * goes to the audit (params._meta["dbmcp/model"] works on every transport). */
 #define HTTP_MODEL_HEADER "Dbmcp-Model"
+
+static const char *header(struct MHD_Connection *c, const char *name);
+
+static void copy_bounded_header(struct MHD_Connection *c, const char *name, char *out, size_t size)
+{
+    const char *v = header(c, name);
+    out[0] = '\0';
+    if (v && strlen(v) < size)
+        memcpy(out, v, strlen(v) + 1);
+}
+
+static void trace_headers_read(struct MHD_Connection *c, http_trace *t)
+{
+    copy_bounded_header(c, "traceparent", t->parent, sizeof t->parent);
+    copy_bounded_header(c, "tracestate", t->state, sizeof t->state);
+}
+
+static void trace_headers_to_ctx(const http_trace *t, mcp_call_ctx *ctx)
+{
+    ctx->traceparent = t->parent[0] ? t->parent : NULL;
+    ctx->tracestate = t->state[0] ? t->state : NULL;
+}
 
 static const char *header(struct MHD_Connection *c, const char *name)
 {
@@ -1325,6 +1359,7 @@ static void *call_worker(void *arg)
     mcp_call_ctx ctx = {0};
     ctx.transport = "http";
     ctx.model = st->model[0] ? st->model : NULL;
+    trace_headers_to_ctx(&st->trace, &ctx);
     if (st->sse_ok)
         ctx.sink = (mcp_sink){stream_sink_send, st};
     json_t *resp = mcp_handle(hd->srv, st->session, st->msg, &ctx);
@@ -1483,6 +1518,9 @@ static enum MHD_Result call_inline(http_daemon *hd, struct MHD_Connection *c, js
     mcp_call_ctx ctx = {0};
     ctx.transport = "http";
     ctx.model = model[0] ? model : NULL;
+    http_trace trace;
+    trace_headers_read(c, &trace);
+    trace_headers_to_ctx(&trace, &ctx);
     json_t *resp = mcp_handle(hd->srv, s, msg, &ctx);
     if (!resp)
         resp = jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR, "Internal error", NULL);
@@ -1521,6 +1559,7 @@ static enum MHD_Result call_dispatch(http_daemon *hd, struct MHD_Connection *c, 
     st->sse_ok = req->sse_ok;
     const char *model = header(c, HTTP_MODEL_HEADER);
     snprintf(st->model, sizeof st->model, "%s", model ? model : "");
+    trace_headers_read(c, &st->trace);
     req->stream = st;
     int started = worker_start(hd, st);
     if (started != 0)
@@ -1745,6 +1784,9 @@ static enum MHD_Result legacy_initialize(http_daemon *hd, struct MHD_Connection 
     }
     mcp_call_ctx ctx = {0};
     ctx.transport = "http";
+    http_trace trace;
+    trace_headers_read(c, &trace);
+    trace_headers_to_ctx(&trace, &ctx);
     json_t *resp = mcp_handle(hd->srv, s, msg, &ctx);
     if (!resp)
         resp = jsonrpc_error(msg->id, JSONRPC_INTERNAL_ERROR, "Internal error", NULL);
@@ -2056,7 +2098,21 @@ static enum MHD_Result route_chat(http_daemon *hd, struct MHD_Connection *c, con
 static enum MHD_Result chat_reply(http_daemon *hd, struct MHD_Connection *c, http_request *req)
 {
     unsigned status = 500;
+    /* One span for the whole chat, under the caller's trace when the
+     * request names one: the agent's LLM requests and tool calls nest in it. */
+    http_trace t;
+    trace_headers_read(c, &t);
+    trace_context parent;
+    trace_context_from_request(NULL, NULL, t.parent[0] ? t.parent : NULL,
+                               t.state[0] ? t.state : NULL, &parent);
+    trace_span span;
+    trace_span_begin(&span, "POST /v1/chat", TRACE_KIND_SERVER, &parent);
+    trace_span_set_str(&span, "dbmcp.interface", req->who.interface);
     json_t *out = http_chat_handle(hd->srv, &req->who, req->body, req->len, &status);
+    trace_span_set_int(&span, "http.response.status_code", status);
+    if (status >= 500)
+        trace_span_set_error(&span, "internal");
+    trace_span_end(&span);
     return reply_json(c, status, out, NULL);
 }
 
@@ -2207,6 +2263,10 @@ static enum MHD_Result route_observe(http_daemon *hd, struct MHD_Connection *c, 
         json_t *status = http_observe_status(hd->srv, &live);
         if (!status)
             return reply_busy(c, NULL, "Out of memory");
+        if (MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "fleet")) {
+            json_t *fleet = http_observe_fleet(hd->srv, hd->fleet_beat_s);
+            json_object_set_new(status, "fleet", fleet ? fleet : json_null());
+        }
         return reply_json(c, MHD_HTTP_OK, status, no_store);
     }
     size_t len = 0;
@@ -2444,10 +2504,30 @@ static void reload(http_daemon *hd)
 
 /* Block until SIGTERM/SIGINT, expiring idle sessions and reloading on
  * SIGHUP meanwhile. */
+/* This replica's heartbeat row (http_observe_heartbeat); a failure is
+ * logged once until a heartbeat succeeds again. */
+static void heartbeat(http_daemon *hd)
+{
+    http_observe_live live;
+    daemon_live(hd, &live);
+    char url[sizeof hd->authority + 16];
+    snprintf(url, sizeof url, "http://%s/mcp", hd->authority);
+    dbmcp_error err;
+    int rc = http_observe_heartbeat(hd->srv, &live, url, hd->fleet_expire_s, &err);
+    if (rc && !hd->beat_failed)
+        log_msg(LOG_WARN, "fleet", "heartbeat not written: %s", err.message);
+    hd->beat_failed = rc != 0;
+}
+
 static void wait_for_signal(http_daemon *hd, int fd)
 {
     double next_sweep = now_s() + HTTP_SWEEP_S;
+    double next_beat = now_s(); /* at once: the fleet sees a replica as soon as it listens */
     for (;;) {
+        if (now_s() >= next_beat) {
+            heartbeat(hd);
+            next_beat = now_s() + hd->fleet_beat_s;
+        }
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int rc = poll(&p, 1, (int)(HTTP_POLL_S * 1000));
         unsigned char sig;
@@ -2529,6 +2609,18 @@ static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config 
                                cfg->bind);
     if (hd->no_auth && !hd->anonymous)
         return dbmcp_error_set(err, DBMCP_EINVAL, "http: --no-auth needs an anonymous identity");
+    long beat = mcp_server_setting_long(srv, "fleet.heartbeat_s", HTTP_FLEET_HEARTBEAT_S_DEFAULT);
+    long expire = mcp_server_setting_long(srv, "fleet.expire_s", HTTP_FLEET_EXPIRE_S_DEFAULT);
+    if (beat < 1 || beat > 3600)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "fleet.heartbeat_s: %ld is not a whole number between 1 and 3600",
+                               beat);
+    if (expire < 60 || expire > 30L * 86400)
+        return dbmcp_error_set(err, DBMCP_EINVAL,
+                               "fleet.expire_s: %ld is not a whole number between 60 and 2592000",
+                               expire);
+    hd->fleet_beat_s = (int)beat;
+    hd->fleet_expire_s = (int)expire;
     return 0;
 }
 
@@ -2791,6 +2883,7 @@ int http_serve(mcp_server *srv, const http_config *cfg, dbmcp_error *err)
         wait_for_signal(hd, ss.pipe[0]);
         if (daemon_shutdown(hd) > 0)
             rc = HTTP_SERVE_CANCELLED;
+        http_observe_heartbeat_end(srv);
     }
     mcp_server_on_sessions_changed(srv, NULL, NULL);
     mcp_server_on_key_revoked(srv, NULL, NULL);

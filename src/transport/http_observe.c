@@ -17,8 +17,12 @@
 #include <time.h>
 
 #include "core/metrics.h"
+#include "core/otlp.h"
+#include "core/log.h"
+#include "core/replica.h"
 #include "core/version.h"
 #include "mcp/server_stats.h"
+#include "store/replicas_store.h"
 
 #define METRICS_KEY_ENV "DBMCP_METRICS_KEY"
 #define METRICS_ACCESS_ENV "DBMCP_HTTP_METRICS"
@@ -126,6 +130,13 @@ char *http_observe_metrics(mcp_server *srv, const http_observe_live *live, size_
     g.http_refused = live->connections_refused;
     g.http_sessions = live->sessions;
     g.http_in_flight = live->in_flight;
+    otlp_stats ts;
+    otlp_stats_get(&ts);
+    g.trace_exported = (long long)ts.exported;
+    g.trace_dropped_full = (long long)ts.dropped_full;
+    g.trace_dropped_error = (long long)ts.dropped_error;
+    g.trace_failures = (long long)ts.requests_failed;
+    g.trace_queued = (long long)ts.queued;
     return metrics_render(&g, len);
 }
 
@@ -197,4 +208,60 @@ json_t *http_observe_status(mcp_server *srv, const http_observe_live *live)
                      "schema_version", count_or_null(st.schema_version), "sessions",
                      (int)live->sessions, "in_flight", in_flight, "queues",
                      queues_status(&st, live), "catalog", catalog);
+}
+
+/* --- the fleet ---------------------------------------------------------------- */
+
+/* "2026-12-02T13:58:16.366Z" for the start of this server, into out[32]. */
+static void started_iso(mcp_server *srv, char out[32])
+{
+    mcp_server_stats st;
+    mcp_server_stats_get(srv, &st);
+    json_t *t = iso_time(st.started_at);
+    snprintf(out, 32, "%s", json_string_value(t) ? json_string_value(t) : "");
+    json_decref(t);
+}
+
+int http_observe_heartbeat(mcp_server *srv, const http_observe_live *live, const char *url,
+                           int expire_s, dbmcp_error *err)
+{
+    json_t *status = http_observe_status(srv, live);
+    char *text = status ? json_dumps(status, JSON_COMPACT) : NULL;
+    json_decref(status);
+    if (!text)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    char started[32];
+    started_iso(srv, started);
+    int rc = DBMCP_ESTORE;
+    store *db = mcp_server_catalog_acquire(srv, err);
+    if (db) {
+        rc = store_replica_beat(db, replica_id(), url, started, text, expire_s, err);
+        mcp_server_catalog_release(srv, db);
+    }
+    free(text);
+    return rc;
+}
+
+void http_observe_heartbeat_end(mcp_server *srv)
+{
+    dbmcp_error err;
+    store *db = mcp_server_catalog_acquire(srv, &err);
+    int rc = db ? store_replica_remove(db, replica_id(), &err) : err.code;
+    if (db)
+        mcp_server_catalog_release(srv, db);
+    if (rc)
+        log_msg(LOG_WARN, "fleet", "this replica's row stays in dbmcp_replicas: %s", err.message);
+}
+
+json_t *http_observe_fleet(mcp_server *srv, int heartbeat_s)
+{
+    dbmcp_error err;
+    store *db = mcp_server_catalog_acquire(srv, &err);
+    if (!db)
+        return NULL;
+    json_t *rows = NULL;
+    if (store_replica_list_json(db, HTTP_FLEET_STALE_BEATS * heartbeat_s, &rows, &err) != 0)
+        rows = NULL;
+    mcp_server_catalog_release(srv, db);
+    return rows;
 }

@@ -41,4 +41,21 @@ char *http_observe_metrics(mcp_server *srv, const http_observe_live *live, size_
 /* The body of GET /status: a new reference, or NULL when out of memory. */
 json_t *http_observe_status(mcp_server *srv, const http_observe_live *live);
 
+/* --- the fleet (docs/operations.md, "Fleet") --------------------------------- */
+
+#define HTTP_FLEET_HEARTBEAT_S_DEFAULT 5 /* setting fleet.heartbeat_s */
+#define HTTP_FLEET_EXPIRE_S_DEFAULT 3600 /* setting fleet.expire_s */
+#define HTTP_FLEET_STALE_BEATS 3         /* heartbeats missed before a row is stale */
+
+/* Write this replica's row into dbmcp_replicas: its /status object, the URL
+ * it serves; rows older than expire_s are deleted. 0 or a negative code. */
+int http_observe_heartbeat(mcp_server *srv, const http_observe_live *live, const char *url,
+                           int expire_s, dbmcp_error *err);
+/* Delete this replica's row (at shutdown; failures are logged). */
+void http_observe_heartbeat_end(mcp_server *srv);
+/* Every replica's row (store_replica_list_json), stale after
+ * HTTP_FLEET_STALE_BEATS heartbeats of heartbeat_s; NULL when the
+ * database did not answer. */
+json_t *http_observe_fleet(mcp_server *srv, int heartbeat_s);
+
 #endif

@@ -18,6 +18,10 @@
 #   cap          a key's session cap (http.max_sessions_per_key) holds over
 #                both replicas together
 #   stop         a session lives on when the replica that created it stops
+#   fleet        each replica's heartbeat row: `dbmcp status --db` lists both
+#                (up, URL, schema version, figures), GET /status?fleet=1 on A
+#                lists B; a replica that stops deletes its row, a killed
+#                one's stays and is marked stale (fleet.heartbeat_s 1)
 #   kill -9      memory saves through both replicas; B is killed while it
 #                holds claims on embedding jobs: every acknowledged save is
 #                in the database, and every job is completed once, B's after
@@ -152,6 +156,7 @@ set_setting embed.dim 8
 set_setting embed.retries 0
 set_setting embed.timeout_ms 600000
 set_setting memory.job_lease_s 12
+set_setting fleet.heartbeat_s 1
 
 # start NAME: a replica; sets URL_<NAME> and PID_<NAME>.
 start() {
@@ -202,6 +207,24 @@ get_stream() {
 }
 # gone PID: the process has exited.
 gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# --- the fleet: heartbeat rows, `dbmcp status --db`, /status?fleet=1 ---------------------------
+
+# fleet: `dbmcp status --db --json` into $OUT.
+fleet() { "$BIN" status --db "$DB" --json >"$OUT" 2>/dev/null; }
+# row PID: the JS expression of the fleet row of that process.
+row() { printf 'r.find((x) => x.replica_id.split(":")[1] === "%s")' "$1"; }
+both_listed() { fleet && is "!!$(row "$PID_A") && !!$(row "$PID_B")"; }
+DETAIL="$("$BIN" status --db "$DB" 2>&1)"
+expect "dbmcp status --db lists both replicas" wait_until both_listed
+expect "both are up, with their URL, schema version and figures" \
+  is "[$(row "$PID_A"), $(row "$PID_B")].every((x) => !x.stale && x.status.schema_version > 0 && x.status.queues.audit.rows >= 0) && $(row "$PID_A").url === '$URL_A' && $(row "$PID_B").url === '$URL_B'"
+curl -s --max-time 60 -o "$OUT" "${URL_A%/mcp}/status?fleet=1"
+DETAIL="$(head -c 400 "$OUT")"
+expect "GET /status?fleet=1 on A lists B" is "r.fleet.some((x) => x.url === '$URL_B' && !x.stale)"
+"$BIN" status --db "$DB" >"$OUT" 2>&1
+DETAIL="$(cat "$OUT")"
+expect "the summary has one line per replica" eq "$(grep -c ' up ' "$OUT")" 2
 
 # --- sessions ---------------------------------------------------------------------------
 
@@ -340,6 +363,9 @@ kill -TERM "$PID_A"
 code=$(legacy "$URL_B" "$KEY" "$SSID" '{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"echo","arguments":{"text":"A is gone"}}}')
 DETAIL="status $code: $(head -c 300 "$OUT")"
 expect "a session created on A goes on on B after A stopped" is "$code === 200 && r.result.content[0].text === 'A is gone'"
+fleet
+DETAIL="$(cat "$OUT")"
+expect "a replica that stops deletes its fleet row" is "!$(row "$PID_A") && !!$(row "$PID_B")"
 
 # --- kill -9 a replica under load --------------------------------------------------------------------
 
@@ -379,6 +405,10 @@ items=${counts%%/*}
 DETAIL="items/embeds/vectors/twice: $counts"
 expect "each job was completed exactly once" eq "$counts" "$items/$items/$items/0"
 echo "measured: $acked saves acknowledged in the kill run ($(j r.acked_b) by B before kill -9, $(j r.failed) refused after); claims of the dead replica taken over: $held"
+
+b_stale() { fleet && is "!!$(row "$B_PID") && $(row "$B_PID").stale"; }
+DETAIL="$("$BIN" status --db "$DB" 2>&1)"
+expect "the killed replica's row stays, marked stale after three missed heartbeats" wait_until b_stale
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

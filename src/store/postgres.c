@@ -206,6 +206,14 @@ static void pg_rollback(store *h)
     }
     if (db->streaming)
         pg_stmt_stop(db->streaming, 1);
+    /* A read-only handle opens no transaction of the caller's (pg_begin
+     * refuses); what it sent without waiting (a call's end) is read, and
+     * checked, by its next command: not waited for here, on the way back
+     * to the pool. */
+    if (pg_is_readonly(db) && db->pending) {
+        db->txn_open = 0;
+        return;
+    }
     dbmcp_error ignored;
     if (pg_conn_take(db, &ignored) == 0 && PQtransactionStatus(db->conn) != PQTRANS_IDLE)
         pg_conn_run(db, "ROLLBACK", &ignored);

@@ -284,18 +284,20 @@ static int slice_ms(const pg_store *db)
 
 int pg_conn_wait(pg_store *db, dbmcp_error *err)
 {
-    for (;;) {
+    for (int polled = 0;; polled = 1) {
         /* Input is read only when no answer is complete yet: libpq moves
          * what it holds to the front of its buffer on every read, so
-         * reading per row of a fast result costs the square of its size. */
+         * reading per row of a fast result costs the square of its size.
+         * And only after a poll: right after a command went out its answer
+         * is not there yet, and the read would only find nothing. */
         int unsent = PQflush(db->conn);
         if (unsent < 0)
             return lost(db, err, "waiting for the server");
         if (!unsent && !PQisBusy(db->conn))
             return 0;
-        if (!PQconsumeInput(db->conn))
+        if (polled && !PQconsumeInput(db->conn))
             return lost(db, err, "waiting for the server");
-        if (!unsent && !PQisBusy(db->conn))
+        if (polled && !unsent && !PQisBusy(db->conn))
             return 0;
         int rc = watch(db, err, "waiting for the server");
         if (rc)

@@ -11,7 +11,10 @@
 # when a server cannot be set up or the two servers disagree on the rows.
 #
 # Environment: DBMCP (binary, default build/dbmcp), BENCH_OUT (default
-# build/bench/query-pg-results.json), BENCH_ARGS (extra driver options).
+# build/bench/query-pg-results.json), BENCH_ARGS (extra driver options),
+# BENCH_PG_DURABLE=on (the server with fsync and synchronous_commit on, as
+# in production: each of dbmcp's audit commits then waits for a WAL flush;
+# default off, scripts/pg.sh's test server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -48,7 +51,7 @@ trap cleanup EXIT
 # directory), so this server also listens on a free loopback TCP port.
 DBMCP_PG_TCP_PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 export DBMCP_PG_TCP_PORT
-base=$(scripts/pg.sh start "$tmp/pg") || fail "cannot start PostgreSQL (scripts/pg.sh)"
+base=$(DBMCP_PG_DURABLE=${BENCH_PG_DURABLE:-off} scripts/pg.sh start "$tmp/pg") || fail "cannot start PostgreSQL (scripts/pg.sh)"
 uri=${base/\/postgres\?//bench?}
 "$dbmcp" sql --db "$base" "CREATE DATABASE bench" >/dev/null || fail "CREATE DATABASE failed"
 echo "bench-query-pg: loading 1,000,000 orders" >&2

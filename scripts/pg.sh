@@ -16,7 +16,8 @@
 #                                     passfile=FILE, as DBMCP_TEST_PG for the suites
 #
 # The server listens on a Unix socket in DIR only (no TCP), with fsync off
-# (a test server loses nothing worth keeping in a crash), locale C (text
+# (a test server loses nothing worth keeping in a crash; DBMCP_PG_DURABLE=on
+# turns fsync, synchronous_commit and full_page_writes on), locale C (text
 # sorts by code point, as SQLite's BINARY collation does) and time zone UTC.
 # Local connections authenticate with scram-sha-256, so a test can connect
 # as root over the socket with the password (peer authentication would
@@ -59,6 +60,11 @@ PG_LISTEN=''
 PG_URI_PORT=''
 [ -n "${DBMCP_PG_TCP_PORT:-}" ] && PG_URI_PORT="&port=$PG_PORT"
 MARKER=.dbmcp-pg
+# DBMCP_PG_DURABLE=on: fsync, synchronous_commit and full_page_writes on,
+# as on a production server (bench/query_pg.sh's durable run); off by
+# default, since a test server loses nothing worth keeping in a crash.
+PG_DURABLE=off
+[ "${DBMCP_PG_DURABLE:-}" = on ] && PG_DURABLE=on
 
 # The caller's PG* variables (PGHOST, PGPASSWORD, PGOPTIONS, …) would steer
 # psql and pg_isready elsewhere than the URI says.
@@ -175,9 +181,9 @@ cmd_start() {
 listen_addresses = '$PG_LISTEN'
 unix_socket_directories = '$dir'
 port = $PG_PORT
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+fsync = $PG_DURABLE
+synchronous_commit = $PG_DURABLE
+full_page_writes = $PG_DURABLE
 timezone = 'UTC'
 log_timezone = 'UTC'
 EOF

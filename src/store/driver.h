@@ -45,6 +45,10 @@ struct store_driver {
     void (*close)(store *db);
     const char *(*identity)(store *db);
     int (*exec)(store *db, const char *sql, dbmcp_error *err);
+    /* Optional (NULL: store.c runs exec): store_exec_before_next and
+     * store_exec_unwaited. */
+    int (*exec_before_next)(store *db, const char *const *sql, size_t n, dbmcp_error *err);
+    void (*exec_unwaited)(store *db, const char *sql);
     int (*wait_notify)(store *db, int timeout_ms, int wake_fd, dbmcp_error *err);
     int (*begin)(store *db, dbmcp_error *err);
     int (*commit)(store *db, dbmcp_error *err);

@@ -40,12 +40,6 @@ const char pg_guard_end_sql[] = "ROLLBACK TO SAVEPOINT dbmcp_call;\n"
                                 "DEALLOCATE ALL;\n"
                                 "ROLLBACK";
 
-/* ROLLBACK outside a transaction is a warning, not an error, so this runs
- * to its end whatever state the call left. */
-const char pg_guard_reset_sql[] = "ROLLBACK;\n"
-                                  "SELECT pg_catalog.pg_advisory_unlock_all();\n"
-                                  "DEALLOCATE ALL";
-
 const char pg_guard_check_sql[] =
     "WITH r AS (\n"
     "    SELECT oid, rolname, rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls,\n"
@@ -741,21 +735,36 @@ int pg_guard_check(store *db, const char *role, const char *schema, pg_guard_rep
 /* ------------------------------------------------------------------------ */
 /* the call wrapper                                                          */
 
-int pg_guard_begin_sql(const pg_guard_call *c, char *buf, size_t size, dbmcp_error *err)
+/* A call's limits and tags, defaults applied. */
+typedef struct call_values {
+    int timeout, lock, idle, work_mem;
+    char call_id[PG_GUARD_TAG_MAX + 1], tool[PG_GUARD_TAG_MAX + 1];
+} call_values;
+
+static int call_values_of(const pg_guard_call *c, call_values *v, dbmcp_error *err)
 {
     if (c->statement_timeout_ms <= 0)
         return dbmcp_error_set(err, DBMCP_EINVAL, "a call on PostgreSQL needs a time limit");
     int timeout = c->statement_timeout_ms;
-    int lock = c->lock_timeout_ms > 0               ? c->lock_timeout_ms
-               : timeout < PG_GUARD_LOCK_TIMEOUT_MS ? timeout
-                                                    : PG_GUARD_LOCK_TIMEOUT_MS;
-    int idle = c->idle_timeout_ms > 0                          ? c->idle_timeout_ms
-               : timeout > 0x7fffffff - PG_GUARD_IDLE_EXTRA_MS ? 0x7fffffff
-                                                               : timeout + PG_GUARD_IDLE_EXTRA_MS;
-    int work_mem = c->work_mem_kb > 0 ? c->work_mem_kb : PG_GUARD_WORK_MEM_KB;
-    char call_id[PG_GUARD_TAG_MAX + 1], tool[PG_GUARD_TAG_MAX + 1];
-    tag_value(c->call_id, call_id);
-    tag_value(c->tool, tool);
+    v->timeout = timeout;
+    v->lock = c->lock_timeout_ms > 0               ? c->lock_timeout_ms
+              : timeout < PG_GUARD_LOCK_TIMEOUT_MS ? timeout
+                                                   : PG_GUARD_LOCK_TIMEOUT_MS;
+    v->idle = c->idle_timeout_ms > 0                          ? c->idle_timeout_ms
+              : timeout > 0x7fffffff - PG_GUARD_IDLE_EXTRA_MS ? 0x7fffffff
+                                                              : timeout + PG_GUARD_IDLE_EXTRA_MS;
+    v->work_mem = c->work_mem_kb > 0 ? c->work_mem_kb : PG_GUARD_WORK_MEM_KB;
+    tag_value(c->call_id, v->call_id);
+    tag_value(c->tool, v->tool);
+    return 0;
+}
+
+int pg_guard_begin_sql(const pg_guard_call *c, char *buf, size_t size, dbmcp_error *err)
+{
+    call_values v;
+    int rc = call_values_of(c, &v, err);
+    if (rc)
+        return rc;
     int n = snprintf(buf, size,
                      "/* dbmcp call_id=%s tool=%s */ BEGIN READ ONLY;\n"
                      "SET LOCAL statement_timeout = %d;\n"
@@ -768,25 +777,49 @@ int pg_guard_begin_sql(const pg_guard_call *c, char *buf, size_t size, dbmcp_err
                      "SET LOCAL client_encoding = 'UTF8';\n"
                      "SET LOCAL application_name = 'dbmcp %s %s';\n"
                      "SAVEPOINT dbmcp_call",
-                     call_id, tool, timeout, lock, idle, work_mem, tool, call_id);
+                     v.call_id, v.tool, v.timeout, v.lock, v.idle, v.work_mem, v.tool, v.call_id);
     if (n < 0 || (size_t)n >= size)
         return dbmcp_error_set(err, DBMCP_ETOOBIG, "the call's opening statements do not fit");
     return 0;
 }
 
+int pg_guard_begin_statements(const pg_guard_call *c, pg_guard_opening *out, dbmcp_error *err)
+{
+    call_values v;
+    int rc = call_values_of(c, &v, err);
+    if (rc)
+        return rc;
+    int n = snprintf(out->begin, sizeof out->begin,
+                     "/* dbmcp call_id=%s tool=%s */ BEGIN READ ONLY", v.call_id, v.tool);
+    int m = snprintf(out->settings, sizeof out->settings,
+                     "SELECT pg_catalog.set_config('statement_timeout', '%d', true),"
+                     " pg_catalog.set_config('lock_timeout', '%d', true),"
+                     " pg_catalog.set_config('idle_in_transaction_session_timeout', '%d', true),"
+                     " pg_catalog.set_config('work_mem', '%dkB', true),"
+                     " pg_catalog.set_config('max_parallel_workers_per_gather', '0', true),"
+                     " pg_catalog.set_config('jit', 'off', true),"
+                     " pg_catalog.set_config('standard_conforming_strings', 'on', true),"
+                     " pg_catalog.set_config('client_encoding', 'UTF8', true),"
+                     " pg_catalog.set_config('application_name', 'dbmcp %s %s', true)",
+                     v.timeout, v.lock, v.idle, v.work_mem, v.tool, v.call_id);
+    if (n < 0 || (size_t)n >= sizeof out->begin || m < 0 || (size_t)m >= sizeof out->settings)
+        return dbmcp_error_set(err, DBMCP_ETOOBIG, "the call's opening statements do not fit");
+    snprintf(out->savepoint, sizeof out->savepoint, "SAVEPOINT dbmcp_call");
+    return 0;
+}
+
 int pg_guard_call_begin(store *db, const pg_guard_call *c, dbmcp_error *err)
 {
-    char sql[1024];
-    int rc = pg_guard_begin_sql(c, sql, sizeof sql, err);
-    if (!rc && (rc = store_exec(db, sql, err)) != 0)
-        store_rollback(db);
-    return rc;
+    pg_guard_opening o;
+    int rc = pg_guard_begin_statements(c, &o, err);
+    if (rc)
+        return rc;
+    const char *const sql[] = {o.begin, o.settings, o.savepoint};
+    return store_exec_before_next(db, sql, 3, err);
 }
 
 int pg_guard_call_end(store *db)
 {
-    dbmcp_error ignored;
-    if (store_exec(db, pg_guard_end_sql, &ignored) == 0)
-        return 0;
-    return store_exec(db, pg_guard_reset_sql, &ignored) == 0 ? 1 : DBMCP_ESTORE;
+    store_exec_unwaited(db, pg_guard_end_sql);
+    return 0;
 }

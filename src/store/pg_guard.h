@@ -184,23 +184,34 @@ typedef struct pg_guard_call {
  * DBMCP_EINVAL (a limit <= 0) or DBMCP_ETOOBIG (buf too small). */
 int pg_guard_begin_sql(const pg_guard_call *c, char *buf, size_t size, dbmcp_error *err);
 
+/* The same opening as three single statements, for a pipeline (each runs
+ * over the extended protocol): the comment and BEGIN READ ONLY; one SELECT
+ * of pg_catalog.set_config(name, value, true) for each SET LOCAL above
+ * (is_local true is SET LOCAL); SAVEPOINT dbmcp_call. */
+typedef struct pg_guard_opening {
+    char begin[128];
+    char settings[768];
+    char savepoint[32];
+} pg_guard_opening;
+int pg_guard_begin_statements(const pg_guard_call *c, pg_guard_opening *out, dbmcp_error *err);
+
 /* The statements that end a call, whatever happened inside it: back to
  * the savepoint, session advisory locks released, prepared statements
  * dropped, ROLLBACK. */
 extern const char pg_guard_end_sql[];
-/* What ends a call whose own transaction is gone, when pg_guard_end_sql
- * fails: a statement that ended it (COMMIT, ROLLBACK, RELEASE SAVEPOINT
- * dbmcp_call, which admission refuses) leaves no savepoint to return to.
- * ROLLBACK, then the same release of session state. */
-extern const char pg_guard_reset_sql[];
 
-/* Run pg_guard_begin_sql's statements on the query connection db. On
- * failure nothing of the call is left open. */
+/* Open a call on the query connection db: pg_guard_begin_statements's
+ * statements go out with the call's first statement, in the same round
+ * trip (store_exec_before_next); when one fails, that statement does not
+ * run and fails with the error. 0, or a code when the opening cannot be
+ * built. */
 int pg_guard_call_begin(store *db, const pg_guard_call *c, dbmcp_error *err);
-/* End the call on db: pg_guard_end_sql, or pg_guard_reset_sql when that
- * fails. 0 when the call ended as it should, 1 when its transaction had
- * been ended by its statement (the reset ran), DBMCP_ESTORE when neither
- * ran: the connection is not fit for another call and must be closed. */
+/* End the call on db: pg_guard_end_sql is sent without waiting for its
+ * answer (store_exec_unwaited), which the next command on db reads first;
+ * when it failed (the call's statement ended the transaction itself:
+ * COMMIT, ROLLBACK, RELEASE SAVEPOINT dbmcp_call, which admission
+ * refuses) or left a transaction open, that command runs on a new session,
+ * so nothing of the call outlives it. Returns 0. */
 int pg_guard_call_end(store *db);
 
 #endif

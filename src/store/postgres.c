@@ -50,7 +50,10 @@
  * or leave a setting behind, whatever its text: a write fails in the
  * engine with DBMCP_EDENIED (25006). A statement run while the caller has
  * a transaction open (pg_guard_call_begin's BEGIN READ ONLY … SAVEPOINT,
- * sent with store_exec) runs inside it instead, and the caller ends it.
+ * kept by store_exec_before_next and sent in one pipeline with the call's
+ * first statement) runs inside it instead, and the caller ends it
+ * (store_exec_unwaited: the answer is read, and checked, before the next
+ * command).
  * store_exec sends its text (the store's and pg_guard's, never agent SQL)
  * with the simple protocol. store_begin is refused there. application_name
  * cannot carry a call tag from here: store.h has no way to pass one
@@ -126,6 +129,30 @@ static int pg_exec(store *h, const char *sql, dbmcp_error *err)
     return rc ? rc : pg_conn_run(db, sql, err);
 }
 
+/* store_exec_before_next: kept for the next statement's pipeline
+ * (postgres_stmt.c start), or run by pg_conn_take before any other
+ * command. */
+static int pg_exec_before_next(store *h, const char *const *sql, size_t n, dbmcp_error *err)
+{
+    return pg_conn_before_next((pg_store *)h, sql, n, err);
+}
+
+/* store_exec_unwaited: sent now, its answer checked before the next
+ * command (pg_conn_take), which runs on a new session if it failed. */
+static void pg_exec_unwaited(store *h, const char *sql)
+{
+    pg_store *db = (pg_store *)h;
+    dbmcp_error ignored;
+    if (db->n_before) {
+        /* Never sent: nothing of theirs is open for sql to end. */
+        size_t n = 0;
+        pg_conn_free_before(pg_conn_take_before(db, &n), n);
+        return;
+    }
+    if (pg_conn_take(db, &ignored) == 0)
+        pg_conn_send_checked(db, sql);
+}
+
 static int pg_wait_notify(store *h, int timeout_ms, int wake_fd, dbmcp_error *err)
 {
     return pg_conn_wait_notify((pg_store *)h, timeout_ms, wake_fd, err);
@@ -179,6 +206,14 @@ static void pg_rollback(store *h)
     }
     if (db->streaming)
         pg_stmt_stop(db->streaming, 1);
+    /* A read-only handle opens no transaction of the caller's (pg_begin
+     * refuses); what it sent without waiting (a call's end) is read, and
+     * checked, by its next command: not waited for here, on the way back
+     * to the pool. */
+    if (pg_is_readonly(db) && db->pending) {
+        db->txn_open = 0;
+        return;
+    }
     dbmcp_error ignored;
     if (pg_conn_take(db, &ignored) == 0 && PQtransactionStatus(db->conn) != PQTRANS_IDLE)
         pg_conn_run(db, "ROLLBACK", &ignored);
@@ -378,6 +413,8 @@ const store_driver postgres_store_driver = {
     .close = pg_close,
     .identity = pg_identity,
     .exec = pg_exec,
+    .exec_before_next = pg_exec_before_next,
+    .exec_unwaited = pg_exec_unwaited,
     .wait_notify = pg_wait_notify,
     .begin = pg_begin,
     .commit = pg_commit,

@@ -284,18 +284,20 @@ static int slice_ms(const pg_store *db)
 
 int pg_conn_wait(pg_store *db, dbmcp_error *err)
 {
-    for (;;) {
+    for (int polled = 0;; polled = 1) {
         /* Input is read only when no answer is complete yet: libpq moves
          * what it holds to the front of its buffer on every read, so
-         * reading per row of a fast result costs the square of its size. */
+         * reading per row of a fast result costs the square of its size.
+         * And only after a poll: right after a command went out its answer
+         * is not there yet, and the read would only find nothing. */
         int unsent = PQflush(db->conn);
         if (unsent < 0)
             return lost(db, err, "waiting for the server");
         if (!unsent && !PQisBusy(db->conn))
             return 0;
-        if (!PQconsumeInput(db->conn))
+        if (polled && !PQconsumeInput(db->conn))
             return lost(db, err, "waiting for the server");
-        if (!unsent && !PQisBusy(db->conn))
+        if (polled && !unsent && !PQisBusy(db->conn))
             return 0;
         int rc = watch(db, err, "waiting for the server");
         if (rc)
@@ -307,6 +309,8 @@ int pg_conn_wait(pg_store *db, dbmcp_error *err)
             return lost(db, err, "waiting for the server");
     }
 }
+
+static void drain_pending(pg_store *db);
 
 /* Free every notification libpq holds; 1 when there was one. */
 static int drop_notifications(pg_store *db)
@@ -326,12 +330,8 @@ int pg_conn_wait_notify(pg_store *db, int timeout_ms, int wake_fd, dbmcp_error *
         dbmcp_error ignored; /* the streaming statement keeps its own error */
         pg_stmt_buffer_rest(db->streaming, &ignored);
     }
-    if (db->pending && !db->broken) {
-        db->pending = 0;
-        db->cancelled = PG_CANCEL_NONE;
-        dbmcp_error ignored;
-        pg_conn_drain(db, &ignored);
-    }
+    if (db->pending && !db->broken)
+        drain_pending(db);
     if (db->broken)
         return lost(db, err, "waiting for notifications");
     double deadline = timeout_ms >= 0 ? pg_now_ms() + timeout_ms : 0;
@@ -426,6 +426,125 @@ void pg_conn_send_discarded(pg_store *db, const char *sql)
     }
     PQflush(db->conn); /* the rest goes out with the next wait */
     db->pending = 1;
+}
+
+void pg_conn_send_checked(pg_store *db, const char *sql)
+{
+    pg_conn_send_discarded(db, sql);
+    if (db->pending)
+        db->pending_checked = 1;
+}
+
+/* Read the answers of commands sent without waiting. Those sent checked
+ * (pg_conn_send_checked) that failed, or left a transaction open, mark
+ * the connection broken: the caller's reconnection gives a new session. */
+static void drain_pending(pg_store *db)
+{
+    int checked = db->pending_checked;
+    db->pending = 0;
+    db->pending_checked = 0;
+    db->cancelled = PG_CANCEL_NONE;
+    int failed = 0;
+    for (;;) {
+        dbmcp_error ignored;
+        if (pg_conn_wait(db, &ignored) != 0)
+            return;
+        PGresult *res = PQgetResult(db->conn);
+        if (!res)
+            break;
+        ExecStatusType s = PQresultStatus(res);
+        if (s == PGRES_FATAL_ERROR)
+            failed = 1;
+        end_copy(db, res);
+        PQclear(res);
+    }
+    if (PQstatus(db->conn) == CONNECTION_BAD ||
+        (checked && (failed || PQtransactionStatus(db->conn) != PQTRANS_IDLE)))
+        db->broken = 1;
+}
+
+void pg_conn_free_before(char **sql, size_t n)
+{
+    for (size_t i = 0; sql && i < n; i++)
+        free(sql[i]);
+    free(sql);
+}
+
+int pg_conn_before_next(pg_store *db, const char *const *sql, size_t n, dbmcp_error *err)
+{
+    char **kept = calloc(db->n_before + n + 1, sizeof *kept);
+    if (!kept)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < db->n_before; i++)
+        kept[i] = db->before[i];
+    for (size_t i = 0; i < n; i++)
+        if (!(kept[db->n_before + i] = strdup(sql[i]))) {
+            for (size_t k = db->n_before; k < db->n_before + i; k++)
+                free(kept[k]);
+            free(kept);
+            return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+        }
+    free(db->before);
+    db->before = kept;
+    db->n_before += n;
+    return 0;
+}
+
+char **pg_conn_take_before(pg_store *db, size_t *n)
+{
+    char **sql = db->before;
+    *n = db->n_before;
+    db->before = NULL;
+    db->n_before = 0;
+    return sql;
+}
+
+/* Run the statements kept for the next statement now, on their own (a
+ * command other than a statement's start came first). On failure the
+ * transaction they may have opened is rolled back. */
+static int run_before(pg_store *db, dbmcp_error *err)
+{
+    size_t n = 0;
+    char **sql = pg_conn_take_before(db, &n);
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = pg_conn_run(db, sql[i], err);
+    pg_conn_free_before(sql, n);
+    if (rc && rc != DBMCP_EIO && PQtransactionStatus(db->conn) != PQTRANS_IDLE)
+        pg_conn_send_discarded(db, "ROLLBACK");
+    return rc;
+}
+
+int pg_conn_end_pipeline(pg_store *db)
+{
+    if (PQpipelineStatus(db->conn) == PQ_PIPELINE_OFF) {
+        db->pipelined = 0;
+        return 0;
+    }
+    db->pipelined = 0;
+    /* Up to the sync: the NULLs that end each command's results, what is
+     * left of the commands after the one read (none in dbmcp's
+     * pipelines), and PGRES_PIPELINE_SYNC. */
+    for (int nulls = 0; !db->broken && nulls < 16;) {
+        dbmcp_error ignored;
+        if (pg_conn_wait(db, &ignored) != 0)
+            break;
+        PGresult *res = PQgetResult(db->conn);
+        if (!res) {
+            nulls++;
+            continue;
+        }
+        ExecStatusType s = PQresultStatus(res);
+        end_copy(db, res);
+        PQclear(res);
+        if (s == PGRES_PIPELINE_SYNC)
+            break;
+    }
+    if (!PQexitPipelineMode(db->conn)) {
+        db->broken = 1;
+        return DBMCP_EIO;
+    }
+    return 0;
 }
 
 int pg_conn_run(pg_store *db, const char *sql, dbmcp_error *err)
@@ -638,12 +757,10 @@ int pg_conn_take(pg_store *db, dbmcp_error *err)
         dbmcp_error ignored; /* the streaming statement keeps its own error */
         pg_stmt_buffer_rest(db->streaming, &ignored);
     }
-    if (db->pending && !db->broken) {
-        db->pending = 0;
-        dbmcp_error ignored;
-        db->cancelled = PG_CANCEL_NONE;
-        pg_conn_drain(db, &ignored);
-    }
+    if (!db->broken && PQpipelineStatus(db->conn) != PQ_PIPELINE_OFF)
+        pg_conn_end_pipeline(db);
+    if (db->pending && !db->broken)
+        drain_pending(db);
     /* An idle connection the server closed (restart, idle timeout) is
      * noticed here, before a command is lost in it. */
     if (!db->broken && (!PQconsumeInput(db->conn) || PQstatus(db->conn) == CONNECTION_BAD))
@@ -671,7 +788,7 @@ int pg_conn_take(pg_store *db, dbmcp_error *err)
         pg_conn_run(db, db->garbage, &ignored);
         db->garbage[0] = '\0';
     }
-    return 0;
+    return db->n_before ? run_before(db, err) : 0;
 }
 
 /* Append "-c name=value" settings to the URI's own options. */
@@ -770,5 +887,6 @@ void pg_conn_close(pg_store *db)
     free(db->identity);
     free(db->functions_csv);
     free(db->garbage);
+    pg_conn_free_before(db->before, db->n_before);
     free(db);
 }

@@ -50,14 +50,18 @@ typedef enum pg_cancel_reason {
 } pg_cancel_reason;
 
 typedef struct pg_store {
-    store base;               /* driver.h's header: driver and open flags */
-    PGconn *conn;             /* owned; never NULL after open */
-    PGcancel *canceller;      /* PQgetCancel of conn, NULL while broken; owned */
-    char *identity;           /* "host-or-socket-dir:port/dbname"; owned */
-    int broken;               /* the server went away: reconnect before the next command */
-    int txn_open;             /* store_begin ran; no store_commit/store_rollback yet */
-    int txn_lost;             /* the connection dropped while txn_open: refuse until rollback */
-    int pending;              /* answers of commands sent without waiting, to discard */
+    store base;          /* driver.h's header: driver and open flags */
+    PGconn *conn;        /* owned; never NULL after open */
+    PGcancel *canceller; /* PQgetCancel of conn, NULL while broken; owned */
+    char *identity;      /* "host-or-socket-dir:port/dbname"; owned */
+    int broken;          /* the server went away: reconnect before the next command */
+    int txn_open;        /* store_begin ran; no store_commit/store_rollback yet */
+    int txn_lost;        /* the connection dropped while txn_open: refuse until rollback */
+    int pending;         /* answers of commands sent without waiting, to discard */
+    int pending_checked; /* ... and a failure among them replaces the session */
+    char **before;       /* store_exec_before_next's statements, not run yet; owned */
+    size_t n_before;
+    int pipelined;            /* the streaming statement runs in a pipeline (pg_stmt start) */
     pg_stmt *streaming;       /* the statement whose rows are coming, or NULL */
     unsigned generation;      /* bumped by every reconnection (prepared statements are gone) */
     unsigned long statements; /* names of prepared statements: "dbmcp_<n>" */
@@ -144,6 +148,20 @@ int pg_conn_drain(pg_store *db, dbmcp_error *err);
  * with the simple protocol, without waiting: its answers are discarded
  * before the next command. */
 void pg_conn_send_discarded(pg_store *db, const char *sql);
+/* pg_conn_send_discarded, but its answers are checked when read (before
+ * the next command): an error among them, or a transaction left open,
+ * replaces the session with a new one (store_exec_unwaited). */
+void pg_conn_send_checked(pg_store *db, const char *sql);
+/* store_exec_before_next: keep copies of the n statements for the next
+ * statement's pipeline (pg_stmt start); 0 or DBMCP_ENOMEM. */
+int pg_conn_before_next(pg_store *db, const char *const *sql, size_t n, dbmcp_error *err);
+/* Take the statements kept by pg_conn_before_next (caller frees each and
+ * the array with pg_conn_free_before); *n how many. */
+char **pg_conn_take_before(pg_store *db, size_t *n);
+void pg_conn_free_before(char **sql, size_t n);
+/* Read the rest of a pipeline up to its sync and leave pipeline mode; a
+ * connection that cannot is marked broken. 0 or DBMCP_EIO. */
+int pg_conn_end_pipeline(pg_store *db);
 /* Run driver-generated or migration sql with the simple protocol and wait
  * for all of it: 0 or the first error, mapped. */
 int pg_conn_run(pg_store *db, const char *sql, dbmcp_error *err);

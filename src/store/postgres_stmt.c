@@ -52,6 +52,8 @@ static void finish(pg_stmt *st)
     if (db->streaming == st)
         db->streaming = NULL;
     st->state = PG_DONE;
+    if (db->pipelined)
+        pg_conn_end_pipeline(db);
     if (st->own_txn)
         pg_conn_send_discarded(db, "ROLLBACK");
     st->own_txn = 0;
@@ -375,16 +377,71 @@ static int server_prepare(pg_stmt *st, dbmcp_error *err)
     }
 }
 
-/* Describe the prepared statement: parameter types, column names and types. */
-static int server_describe(pg_stmt *st, dbmcp_error *err)
+/* The answer to one command of a pipeline: its result (caller PQclears)
+ * and the NULL after it; NULL with *rc set when the connection failed. */
+static PGresult *pipeline_answer(pg_store *db, int *rc, dbmcp_error *err)
+{
+    PGresult *kept = NULL;
+    for (;;) {
+        if ((*rc = pg_conn_wait(db, err)) != 0)
+            break;
+        PGresult *res = PQgetResult(db->conn);
+        if (!res)
+            break;
+        if (!kept)
+            kept = res;
+        else
+            PQclear(res);
+    }
+    if (*rc) {
+        PQclear(kept);
+        return NULL;
+    }
+    return kept;
+}
+
+/* Prepare and describe st in one round trip (a pipeline of Parse and
+ * Describe): 1 with the description in *desc (caller PQclears), 0 when the
+ * prepare failed outside a transaction (server_prepare then runs it again,
+ * typing parameters the server could not), or a negative code: the
+ * connection failed, or the prepare failed inside a transaction, which
+ * that ended (err holds the server's error). */
+static int prepare_described(pg_stmt *st, PGresult **desc, dbmcp_error *err)
 {
     pg_store *db = pg_store_of(st);
-    if (!PQsendDescribePrepared(db->conn, st->name))
-        return pg_fail(db, NULL, err, "describe");
-    PGresult *desc = NULL;
-    int rc = pg_answer(db, PGRES_COMMAND_OK, &desc, err, "describe");
-    if (rc)
-        return rc;
+    *desc = NULL;
+    if (pg_is_readonly(db))
+        st->name[0] = '\0';
+    else
+        snprintf(st->name, sizeof st->name, "dbmcp_%lu", ++db->statements);
+    if (!PQenterPipelineMode(db->conn))
+        return 0;
+    db->pipelined = 1;
+    int rc = 0;
+    if (!PQsendPrepare(db->conn, st->name, st->sql.text, st->sql.n_names, NULL) ||
+        !PQsendDescribePrepared(db->conn, st->name) || !PQpipelineSync(db->conn))
+        rc = pg_fail(db, NULL, err, "prepare");
+    PGresult *prepared = rc ? NULL : pipeline_answer(db, &rc, err);
+    PGresult *described = rc ? NULL : pipeline_answer(db, &rc, err);
+    if (!db->broken && pg_conn_end_pipeline(db) != 0 && !rc)
+        rc = pg_fail(db, NULL, err, "prepare");
+    int ok = !rc && PQresultStatus(prepared) == PGRES_COMMAND_OK &&
+             PQresultStatus(described) == PGRES_COMMAND_OK;
+    if (!rc && !ok && PQresultStatus(prepared) == PGRES_FATAL_ERROR &&
+        PQtransactionStatus(db->conn) == PQTRANS_INERROR)
+        rc = pg_fail_in(db, prepared, err, "prepare", st->sql.text);
+    PQclear(prepared);
+    if (ok)
+        *desc = described;
+    else
+        PQclear(described);
+    return rc ? rc : ok;
+}
+
+/* Take the prepared statement's description: parameter types, column
+ * names and types. */
+static int take_description(pg_stmt *st, PGresult *desc, dbmcp_error *err)
+{
     int nparams = PQnparams(desc), ncols = PQnfields(desc);
     if (nparams != st->sql.n_names || (st->col_names && ncols != st->ncols)) {
         /* The same text prepared again after a reconnection describes the
@@ -426,13 +483,30 @@ static int server_describe(pg_stmt *st, dbmcp_error *err)
     PQclear(desc);
     if (oom)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
-    st->generation = db->generation;
+    st->generation = pg_store_of(st)->generation;
     return 0;
+}
+
+/* Describe the prepared statement (server_prepare's). */
+static int server_describe(pg_stmt *st, dbmcp_error *err)
+{
+    pg_store *db = pg_store_of(st);
+    if (!PQsendDescribePrepared(db->conn, st->name))
+        return pg_fail(db, NULL, err, "describe");
+    PGresult *desc = NULL;
+    int rc = pg_answer(db, PGRES_COMMAND_OK, &desc, err, "describe");
+    return rc ? rc : take_description(st, desc, err);
 }
 
 static int server_setup(pg_stmt *st, dbmcp_error *err)
 {
-    int rc = server_prepare(st, err);
+    PGresult *desc = NULL;
+    int rc = prepare_described(st, &desc, err);
+    if (rc == 1)
+        return take_description(st, desc, err);
+    if (rc < 0)
+        return rc;
+    rc = server_prepare(st, err);
     return rc ? rc : server_describe(st, err);
 }
 
@@ -576,13 +650,78 @@ int pg_sync_lock_timeout(pg_store *db, dbmcp_error *err)
     return rc;
 }
 
+/* Send st's execution after the statements store_exec_before_next kept
+ * (pre, n), in one pipeline: one round trip for all of them. Their answers
+ * are read here; when one failed, st is not run (the pipeline skips what
+ * follows a failure) and its error is returned. Then st's rows stream as
+ * usual; finish() reads the pipeline's sync. */
+static int start_pipelined(pg_stmt *st, char **pre, size_t n, dbmcp_error *err)
+{
+    pg_store *db = pg_store_of(st);
+    PGconn *c = db->conn;
+    const char *const *values = (const char *const *)st->values;
+    if (!PQenterPipelineMode(c))
+        return pg_fail(db, NULL, err, "pipeline");
+    db->pipelined = 1;
+    int sent = 1;
+    for (size_t i = 0; i < n && sent; i++)
+        sent = PQsendQueryParams(c, pre[i], 0, NULL, NULL, NULL, NULL, 0);
+    if (sent)
+        sent = pg_is_readonly(db) ? PQsendQueryParams(c, st->sql.text, st->nparams, st->param_types,
+                                                      values, st->lengths, st->formats, 0)
+                                  : PQsendQueryPrepared(c, st->name, st->nparams, values,
+                                                        st->lengths, st->formats, 0);
+    if (sent)
+        sent = PQpipelineSync(c);
+    int rc = sent ? 0 : pg_fail(db, NULL, err, "pipeline");
+    for (size_t i = 0; i < n && !rc; i++) {
+        for (;;) {
+            if ((rc = pg_conn_wait(db, err)) != 0)
+                break;
+            PGresult *res = PQgetResult(c);
+            if (!res)
+                break;
+            ExecStatusType s = PQresultStatus(res);
+            if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK && !rc)
+                rc = pg_fail(db, res, err, "call");
+            PQclear(res);
+        }
+    }
+    if (!rc && !PQsetSingleRowMode(c))
+        rc = pg_fail(db, NULL, err, "single-row mode");
+    if (rc) {
+        if (!db->broken) {
+            pg_conn_end_pipeline(db);
+            if (!db->broken && PQtransactionStatus(c) != PQTRANS_IDLE)
+                pg_conn_send_discarded(db, "ROLLBACK");
+        }
+        return rc;
+    }
+    db->streaming = st;
+    st->state = PG_RUNNING;
+    return 0;
+}
+
 /* Send st's execution; the rows follow one at a time. */
 static int start(pg_stmt *st, dbmcp_error *err)
 {
     pg_store *db = pg_store_of(st);
+    /* Taken before pg_conn_take, which would run them on their own. */
+    size_t n_pre = 0;
+    char **pre = pg_conn_take_before(db, &n_pre);
     int rc = preflight(db, err);
     if (!rc)
         rc = pg_conn_take(db, err);
+    if (!rc && n_pre) {
+        if (!pg_is_readonly(db) && st->generation != db->generation)
+            rc = server_setup(st, err); /* reconnected: the server forgot it */
+        st->own_txn = 0;
+        if (!rc)
+            rc = start_pipelined(st, pre, n_pre, err);
+        pg_conn_free_before(pre, n_pre);
+        return rc;
+    }
+    pg_conn_free_before(pre, n_pre);
     int readonly = pg_is_readonly(db);
     if (!rc && !readonly && st->generation != db->generation)
         rc = server_setup(st, err); /* reconnected: the server forgot it */

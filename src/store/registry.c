@@ -592,7 +592,10 @@ int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error
     if (n == 0)
         return 0;
     store_stmt *st = NULL;
-    int rc = store_begin(db, err);
+    /* One row is one statement, committed on its own: no BEGIN and COMMIT
+     * (two round trips on PostgreSQL while a call waits for its row). */
+    int own_txn = n > 1;
+    int rc = own_txn ? store_begin(db, err) : 0;
     if (rc)
         return rc;
     rc = store_prepare(
@@ -612,9 +615,9 @@ int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error
             rc = err->code;
     }
     store_finalize(st);
-    if (!rc)
+    if (!rc && own_txn)
         rc = store_commit(db, err);
-    if (rc)
+    if (rc && own_txn)
         store_rollback(db);
     return rc;
 }

@@ -148,6 +148,27 @@ int store_exec(store *db, const char *sql, dbmcp_error *err)
     return rc;
 }
 
+int store_exec_before_next(store *db, const char *const *sql, size_t n, dbmcp_error *err)
+{
+    if (db->driver->exec_before_next)
+        return db->driver->exec_before_next(db, sql, n, err);
+    for (size_t i = 0; i < n; i++) {
+        int rc = db->driver->exec(db, sql[i], err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void store_exec_unwaited(store *db, const char *sql)
+{
+    dbmcp_error ignored;
+    if (db->driver->exec_unwaited)
+        db->driver->exec_unwaited(db, sql);
+    else
+        db->driver->exec(db, sql, &ignored);
+}
+
 int store_wait_notify(store *db, int timeout_ms, int wake_fd, dbmcp_error *err)
 {
     return db->driver->wait_notify(db, timeout_ms, wake_fd, err);

@@ -90,6 +90,23 @@ const char *store_identity(store *db);
 int store_is_readonly(const store *db);
 /* Run one or more statements without parameters (DDL, migrations). */
 int store_exec(store *db, const char *sql, dbmcp_error *err);
+/* Run n statements of driver-generated text (each one statement, no
+ * parameters, never agent SQL) right before the next statement stepped on
+ * db, in the same round trip where the engine allows (PostgreSQL: one
+ * pipeline with that statement); when one of them fails, that statement
+ * does not run and its first step fails with the error. Any other command
+ * on db first runs them on their own, waited. SQLite (and any driver
+ * without the hook): store_exec of each, now. 0 or a code (out of
+ * memory, or what store_exec returned). */
+int store_exec_before_next(store *db, const char *const *sql, size_t n, dbmcp_error *err);
+/* Send sql (driver-generated, several statements allowed) without waiting
+ * for its answer (PostgreSQL); the next command on db reads the answer
+ * first, and when any of it failed or a transaction is left open, the
+ * session is replaced by a new one before that command runs. Statements
+ * of store_exec_before_next that no statement ran yet are dropped instead,
+ * unsent, and sql with them (it ends what they would have opened). SQLite
+ * (and any driver without the hook): store_exec, result ignored. */
+void store_exec_unwaited(store *db, const char *sql);
 
 /* --- notifications ------------------------------------------------------- */
 

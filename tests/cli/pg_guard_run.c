@@ -9,11 +9,13 @@
  *   pg_guard_run cases CONNINFO DIR MARKER  run every case file in DIR
  *
  * It keeps ONE connection for all cases, like a pooled query connection,
- * and for each: sends the opening statements of pg_guard_begin_sql (2 s
- * limit unless the case says "timeout_ms"), then the case's text tagged
+ * and for each: sends the opening statements of pg_guard_begin_statements
+ * (2 s limit unless the case says "timeout_ms"), each over the extended
+ * protocol as the driver's pipeline does, then the case's text tagged
  * like execute_query's, over the extended protocol (PQsendQueryParams: one
  * statement, nothing bound) in single-row mode, fetching at most 26 rows
- * and cancelling the rest, then pg_guard_end_sql. It compares the outcome
+ * and cancelling the rest, then pg_guard_end_sql (when that fails, a new
+ * session, as the driver takes). It compares the outcome
  * with the case's "engine" ("rows", "failed", "timeout"), "engine_error"
  * (text of the server's message), "output_contains" and "output_excludes",
  * the rows written as dbmcp's table shows them ("| a | b |", booleans 1 and
@@ -209,6 +211,22 @@ static const char *exec_trusted(PGconn *c, const char *sql)
     return fail;
 }
 
+/* One statement of driver text over the extended protocol, as the
+ * driver's pipeline sends the call's opening; NULL or the error. */
+static const char *exec_extended(PGconn *c, const char *sql)
+{
+    static char error[512];
+    PGresult *r = PQexecParams(c, sql, 0, NULL, NULL, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(r);
+    const char *fail = NULL;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        snprintf(error, sizeof error, "%s", PQerrorMessage(c));
+        fail = error;
+    }
+    PQclear(r);
+    return fail;
+}
+
 /* The session's state as one line. */
 static char *session_state(PGconn *c)
 {
@@ -253,13 +271,17 @@ static int check_case(PGconn **conn, const char *baseline, const char *file, con
                           0,
                           0,
                           0};
-    char begin[1024];
+    pg_guard_opening open;
     dbmcp_error err;
-    if (pg_guard_begin_sql(&call, begin, sizeof begin, &err) != 0) {
+    if (pg_guard_begin_statements(&call, &open, &err) != 0) {
         snprintf(why, sizeof why, "begin: %s", err.message);
         goto done;
     }
-    const char *fail = exec_trusted(*conn, begin);
+    const char *fail = exec_extended(*conn, open.begin);
+    if (!fail)
+        fail = exec_extended(*conn, open.settings);
+    if (!fail)
+        fail = exec_extended(*conn, open.savepoint);
     if (fail) {
         snprintf(why, sizeof why, "the call's opening statements failed: %s", fail);
         goto done;
@@ -276,14 +298,14 @@ static int check_case(PGconn **conn, const char *baseline, const char *file, con
         PQfinish(*conn);
         *conn = connect_or_die();
         o.connection_lost = 1;
-    } else if (exec_trusted(*conn, pg_guard_end_sql) != NULL) {
+    } else if (exec_trusted(*conn, pg_guard_end_sql) != NULL ||
+               PQtransactionStatus(*conn) != PQTRANS_IDLE) {
         /* The statement ended the call's transaction (COMMIT, ROLLBACK,
-         * RELEASE SAVEPOINT): what pg_guard_call_end does next. */
-        if ((fail = exec_trusted(*conn, pg_guard_reset_sql)) != NULL)
-            snprintf(why, sizeof why, "the call's closing statements failed: %s", fail);
-        else
-            printf("note %s: %s: the statement ended the call's transaction; reset\n", file,
-                   name ? name : "?");
+         * RELEASE SAVEPOINT): what the driver does next, a new session. */
+        PQfinish(*conn);
+        *conn = connect_or_die();
+        printf("note %s: %s: the statement ended the call's transaction; new session\n", file,
+               name ? name : "?");
     }
     if (!why[0] && strcmp(o.verdict, expected) != 0)
         snprintf(why, sizeof why, "server: expected %s, got %s%s%s", expected, o.verdict,

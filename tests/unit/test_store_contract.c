@@ -972,6 +972,65 @@ static void test_pg_guard_call(void **state)
         assert_int_equal(store_column_int(kept, 0), 2);
     }
     store_finalize(kept);
+
+    /* Prepared before the call, as execute_query does: the opening goes out
+     * with its first step, in one pipeline, and the statement runs inside
+     * the call's transaction with the call's settings. The end is not
+     * waited for; the same session serves the next command, as it was. */
+    int64_t pid = query_int(f->ro, "SELECT pg_backend_pid()");
+    for (int call = 0; call < 2; call++) {
+        store_stmt *in = prepare_ok(
+            f->ro, "SELECT current_setting('application_name') || ' ' || "
+                   "current_setting('transaction_read_only') || ' ' || "
+                   "current_setting('statement_timeout') || ' ' || current_setting('jit')");
+        pg_guard_call c = {.call_id = "c-2", .tool = "execute_query", .statement_timeout_ms = 2000};
+        dbmcp_error err;
+        dbmcp_error_clear(&err);
+        if (pg_guard_call_begin(f->ro, &c, &err))
+            fail_msg("%s", err.message);
+        assert_int_equal(store_step(in, &err), STORE_ROW);
+        assert_string_equal(store_column_text(in, 0), "dbmcp execute_query c-2 on 2s off");
+        assert_int_equal(store_step(in, &err), STORE_DONE);
+        store_finalize(in);
+        assert_int_equal(pg_guard_call_end(f->ro), 0);
+        assert_int_equal(query_int(f->ro, "SELECT pg_backend_pid()"), pid);
+        assert_int_equal(query_int(f->ro, "SELECT (current_setting('application_name') = 'dbmcp'"
+                                          " AND current_setting('jit') = 'on')::int"),
+                         1);
+    }
+
+    /* A statement that fails inside the pipeline fails its step; the call
+     * ends as usual and the session stays. */
+    {
+        store_stmt *bad = prepare_ok(f->ro, "SELECT 1 / (SELECT count(*) FROM pg_class "
+                                            "WHERE false)");
+        pg_guard_call c = {.call_id = "c-3", .tool = "execute_query", .statement_timeout_ms = 2000};
+        dbmcp_error err;
+        dbmcp_error_clear(&err);
+        assert_int_equal(pg_guard_call_begin(f->ro, &c, &err), 0);
+        assert_true(store_step(bad, &err) < 0);
+        assert_non_null(strstr(err.message, "division by zero"));
+        store_finalize(bad);
+        assert_int_equal(pg_guard_call_end(f->ro), 0);
+        assert_int_equal(query_int(f->ro, "SELECT pg_backend_pid()"), pid);
+    }
+
+    /* A call whose statement ended the call's transaction itself: the end
+     * fails on the server, and the next command runs on a new session, so
+     * nothing the call left (here a session setting) outlives it. */
+    {
+        pg_guard_call c = {.call_id = "c-4", .tool = "execute_query", .statement_timeout_ms = 2000};
+        dbmcp_error err;
+        dbmcp_error_clear(&err);
+        assert_int_equal(pg_guard_call_begin(f->ro, &c, &err), 0);
+        exec_ok(f->ro, "ROLLBACK");
+        exec_ok(f->ro, "SET work_mem = '77kB'");
+        assert_int_equal(pg_guard_call_end(f->ro), 0);
+        assert_true(query_int(f->ro, "SELECT pg_backend_pid()") != pid);
+        assert_int_equal(query_int(f->ro, "SELECT (current_setting('work_mem') <> '77kB')::int"),
+                         1);
+    }
+
     dbmcp_error err;
     assert_int_equal(store_verify_readonly(f->ro, &err), DBMCP_EDENIED); /* superuser */
     assert_non_null(strstr(err.message, "superuser"));

@@ -578,6 +578,9 @@ static void bind_audit(store_stmt *st, const reg_audit_row *r)
     store_bind_text(st, ":error_detail", r->error_detail);
     store_bind_text(st, ":sql_text", r->sql_text);
     store_bind_text(st, ":change_json", r->change_json);
+    store_bind_text(st, ":auth_subject", r->auth_subject[0] ? r->auth_subject : NULL);
+    store_bind_text(st, ":auth_issuer", r->auth_issuer[0] ? r->auth_issuer : NULL);
+    store_bind_text(st, ":auth_token_id", r->auth_token_id[0] ? r->auth_token_id : NULL);
     store_bind_double(st, ":duration_ms", r->duration_ms);
     store_bind_int(st, ":bytes_out", r->bytes_out);
     if (r->rows_out >= 0)
@@ -599,10 +602,12 @@ int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error
         "INSERT INTO dbmcp_audit (call_id, ts, principal, key_id, interface, user_id,"
         " agent_id, client_name, client_version, model, transport, protocol,"
         " method, target, status, error_class, error_detail, duration_ms,"
-        " bytes_out, rows_out, sql_text, change_json) VALUES (:call_id, :ts, :principal,"
+        " bytes_out, rows_out, sql_text, change_json, auth_subject, auth_issuer,"
+        " auth_token_id) VALUES (:call_id, :ts, :principal,"
         " :key_id, :interface, :user_id, :agent_id, :client_name, :client_version, :model,"
         " :transport, :protocol, :method, :target, :status, :error_class, :error_detail,"
-        " :duration_ms, :bytes_out, :rows_out, :sql_text, :change_json)",
+        " :duration_ms, :bytes_out, :rows_out, :sql_text, :change_json, :auth_subject,"
+        " :auth_issuer, :auth_token_id)",
         &st, err);
     for (size_t i = 0; !rc && i < n; i++) {
         store_reset(st);

@@ -122,6 +122,10 @@ typedef struct reg_audit_row {
     double duration_ms;
     int64_t bytes_out;
     int64_t rows_out; /* -1 = not applicable */
+    /* An OIDC caller's token: sub, iss, jti ("" = none, stored as NULL). */
+    char auth_subject[129];
+    char auth_issuer[257];
+    char auth_token_id[129];
 } reg_audit_row;
 
 /* --- free ---------------------------------------------------------------- */

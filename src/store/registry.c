@@ -427,6 +427,27 @@ char *reg_setting_get(store *db, const char *key)
     return v;
 }
 
+int reg_setting_put(store *db, const char *key, const char *value, dbmcp_error *err)
+{
+    char now[32];
+    ids_now_iso(now);
+    const char *names[] = {":key", ":value", ":now"};
+    const char *values[] = {key, value, now};
+    return registry_exec_bound(db,
+                               "INSERT INTO dbmcp_settings (key, value, updated_at)"
+                               " VALUES (:key, :value, :now) ON CONFLICT (key) DO UPDATE"
+                               " SET value = excluded.value, updated_at = excluded.updated_at",
+                               names, values, 3, err);
+}
+
+int reg_setting_delete(store *db, const char *key, dbmcp_error *err)
+{
+    const char *names[] = {":key"};
+    const char *values[] = {key};
+    return registry_exec_bound(db, "DELETE FROM dbmcp_settings WHERE key = :key", names, values, 1,
+                               err);
+}
+
 /* --- API keys -------------------------------------------------------------- */
 
 int registry_exec_bound(store *db, const char *sql, const char *const *names,

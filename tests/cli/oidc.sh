@@ -22,6 +22,8 @@
 #   api key      an API key still works beside tokens
 #   reload       SIGHUP re-reads oidc.scope_map while the server keeps
 #                running
+#   cli          `dbmcp oidc set` refuses malformed values; `dbmcp oidc
+#                check --token-file -` prints the identity a token maps to
 #
 # Prints "N passed, M failed"; exits 1 on any failure. Needs node, curl,
 # openssl. DBMCP_TEST_PG runs it on PostgreSQL (tests/cli/lib/db.sh).
@@ -108,13 +110,16 @@ DB=$(test_db oidc) || exit 1
 LOG="$WORK/serve.log"
 "$BIN" init --db "$DB" >/dev/null 2>&1 || { echo "oidc.sh: init failed" >&2; exit 1; }
 db_sql "$DB" "INSERT INTO dbmcp_interfaces (name, title, description) VALUES ('reader', 'Reader', 'echo only');
-INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('reader', 'echo', 1);
-INSERT INTO dbmcp_settings (key, value) VALUES ('oidc.issuer', '$ISS');
-INSERT INTO dbmcp_settings (key, value) VALUES ('oidc.audience', '$AUD');
-INSERT INTO dbmcp_settings (key, value) VALUES ('oidc.user_claim', 'email');
-INSERT INTO dbmcp_settings (key, value) VALUES ('oidc.scope_map', 'mcp:admin=default mcp:read=reader/helper');
-INSERT INTO dbmcp_settings (key, value) VALUES ('oidc.refetch_min_s', '0')" >/dev/null ||
-  { echo "oidc.sh: cannot write the settings" >&2; exit 1; }
+INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('reader', 'echo', 1)" >/dev/null ||
+  { echo "oidc.sh: cannot add the interface" >&2; exit 1; }
+oidc_set() { "$BIN" oidc set --db "$DB" "$@" 2>>"$WORK/set.err"; }
+oidc_set issuer "$ISS" && oidc_set audience "$AUD" && oidc_set user_claim email &&
+  oidc_set scope_map 'mcp:admin=default mcp:read=reader/helper' && oidc_set refetch_min_s 0 ||
+  { echo "oidc.sh: oidc set failed: $(cat "$WORK/set.err")" >&2; exit 1; }
+"$BIN" oidc set --db "$DB" scope_map 'mcp:read' >/dev/null 2>&1
+expect "settings: oidc set refuses a malformed scope_map (exit 1)" test $? = 1
+"$BIN" oidc set --db "$DB" algorithms 'RS256,HS256' >/dev/null 2>&1
+expect "settings: oidc set refuses HS256 in the allowlist (exit 1)" test $? = 1
 KEY=$("$BIN" keys create --db "$DB" --interface default --principal bob 2>/dev/null | grep -o 'dbmcp_[A-Za-z0-9_]*' | head -1)
 
 if ! DBMCP_OIDC_CA_FILE="$WORK/ca.pem" serve_http_start "$LOG" "$BIN" serve --db "$DB" --http 127.0.0.1:0; then
@@ -169,6 +174,12 @@ expect "valid: scope mcp:admin maps to interface default: server_info is listed"
 EC_TOKEN=$(mint "{\"key\":\"ec\",\"claims\":$(claims mcp:read)}")
 code=$(list "$EC_TOKEN" "$WORK/ec.out")
 expect "valid: an ES256 token is accepted" test "$code" = 200
+
+DBMCP_OIDC_CA_FILE="$WORK/ca.pem" "$BIN" oidc check --db "$DB" --token-file - \
+  <<<"$READ_TOKEN" >"$WORK/check.out" 2>"$WORK/check.err"
+expect "check: dbmcp oidc check verifies a token and prints its identity" \
+  grep -qx 'interface reader' "$WORK/check.out"
+expect "check: ... and never the token" bash -c "! grep -qF -- '${READ_TOKEN##*.}' '$WORK/check.out' '$WORK/check.err'"
 
 # --- refusals -----------------------------------------------------------------------
 refused() { # refused NAME TOKEN: 401 with error="invalid_token"
@@ -237,7 +248,7 @@ expect "secrecy: the token is not in the log" bash -c "! grep -qF -- '$SIG' '$LO
 expect "secrecy: the token is not in the database" bash -c "! '$BIN' dump --db '$DB' | grep -qF -- '$SIG'"
 
 # --- reload ------------------------------------------------------------------------
-db_sql "$DB" "UPDATE dbmcp_settings SET value = 'mcp:read=default' WHERE key = 'oidc.scope_map'" >/dev/null
+oidc_set scope_map 'mcp:read=default'
 kill -HUP "$SERVE_PID"
 for _ in $(seq 1 600); do grep -q 'reload.*reloaded' "$LOG" && break; sleep 0.1; done
 code=$(list "$NEW_TOKEN" "$WORK/reload.out")

@@ -22,6 +22,10 @@
 #   api key      an API key still works beside tokens
 #   reload       SIGHUP re-reads oidc.scope_map while the server keeps
 #                running
+#   sdk          the official SDK client (ClientCredentialsProvider) starts
+#                without a token, follows the 401 challenge to the metadata and
+#                the issuer, gets a token for this server's resource URL (the
+#                default audience) and lists and calls tools
 #   cli          `dbmcp oidc set` refuses malformed values; `dbmcp oidc
 #                check --token-file -` prints the identity a token maps to
 #
@@ -35,6 +39,9 @@ for cmd in curl node openssl; do
   command -v "$cmd" >/dev/null || { echo "oidc.sh: $cmd is required" >&2; exit 1; }
 done
 [ -x "$BIN" ] || { echo "oidc.sh: $BIN not built (run make)" >&2; exit 1; }
+# The SDK the client test uses, installed under a lock like scripts/protocol-tests.sh does.
+(cd "$ROOT/tests/node" && flock . sh -c '[ -d node_modules/@modelcontextprotocol/sdk ] || npm ci --no-audit --no-fund' >&2) ||
+  { echo "oidc.sh: cannot install tests/node's packages" >&2; exit 1; }
 
 # shellcheck source=tests/cli/lib/db.sh
 . "$ROOT/tests/cli/lib/db.sh"
@@ -257,6 +264,20 @@ expect "reload: after SIGHUP mcp:read maps to default (server_info listed)" \
 code=$(list "" "$WORK/reload_none.out")
 expect "reload: the challenge names the new scopes" grep -q 'scope="mcp:read"' <(challenge "$WORK/reload_none.out")
 expect "reload: the server is still running" kill -0 "$SERVE_PID"
+
+# --- the SDK client's OAuth flow ----------------------------------------------------
+# Without oidc.audience the audience is this server's own resource URL, which
+# the SDK asks the provider for (RFC 8707 resource).
+oidc_set audience ''
+kill -HUP "$SERVE_PID"
+for _ in $(seq 1 600); do [ "$(grep -c 'reload.*reloaded' "$LOG")" -ge 2 ] && break; sleep 0.1; done
+NODE_EXTRA_CA_CERTS="$WORK/ca.pem" node "$ROOT/tests/cli/oidc_sdk.mjs" "$SERVE_URL" "$ISS" \
+  >"$WORK/sdk.out" 2>"$WORK/sdk.err"
+expect "sdk: the SDK client got a token by itself (401 -> metadata -> client_credentials) and listed tools" \
+  grep -q '"tools":\["echo","server_info"' "$WORK/sdk.out"
+expect "sdk: the token came from the issuer's token endpoint" \
+  grep -q '"grants":[1-9]' <(curl -s --max-time 10 --cacert "$WORK/ca.pem" "$ISS/admin/stats")
+expect "sdk: ... and called echo with it" grep -q '"echo":"sso"' "$WORK/sdk.out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

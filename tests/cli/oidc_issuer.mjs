@@ -19,6 +19,11 @@
 //        header override the header; tamper changes the payload after
 //        signing; none makes an unsigned alg "none" token
 //   GET  /admin/stats                        {"jwks": N, "discovery": N} fetches
+//   GET  /.well-known/oauth-authorization-server   RFC 8414 metadata (the same)
+//   POST /token   the client_credentials grant (RFC 6749 4.4) for the client
+//                 test-client:test-secret (client_secret_basic): a token for
+//                 the RFC 8707 resource it asks for (aud) with the scope it
+//                 asks for, sub = the client id
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -74,6 +79,23 @@ function token(req) {
   return `${input}.${sig}`;
 }
 
+const CLIENT = {id: 'test-client', secret: 'test-secret'};
+
+function grant(req, res, body) {
+  const form = new URLSearchParams(body);
+  const basic = Buffer.from(`${CLIENT.id}:${CLIENT.secret}`).toString('base64');
+  if (req.headers.authorization !== `Basic ${basic}`)
+    return send(res, 401, {error: 'invalid_client'});
+  if (form.get('grant_type') !== 'client_credentials')
+    return send(res, 400, {error: 'unsupported_grant_type'});
+  const scope = form.get('scope') || '';
+  const claims = {sub: CLIENT.id, client_id: CLIENT.id, scope, email: `${CLIENT.id}@clients.test`};
+  if (form.get('resource')) claims.aud = form.get('resource');
+  stats.grants = (stats.grants || 0) + 1;
+  send(res, 200, {access_token: token({claims}), token_type: 'Bearer', expires_in: 300, scope},
+    {'Cache-Control': 'no-store'});
+}
+
 function send(res, status, body, headers = {}) {
   res.writeHead(status, {'Content-Type': 'application/json', ...headers});
   res.end(JSON.stringify(body));
@@ -86,7 +108,8 @@ const server = https.createServer(
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const url = req.url;
-      if (req.method === 'GET' && url === '/.well-known/openid-configuration') {
+      if (req.method === 'GET' && (url === '/.well-known/openid-configuration' ||
+                                   url === '/.well-known/oauth-authorization-server')) {
         stats.discovery++;
         return send(res, 200, {
           issuer,
@@ -97,6 +120,8 @@ const server = https.createServer(
           subject_types_supported: ['public'],
           id_token_signing_alg_values_supported: ['RS256', 'ES256'],
           code_challenge_methods_supported: ['S256'],
+          grant_types_supported: ['client_credentials'],
+          token_endpoint_auth_methods_supported: ['client_secret_basic'],
         }, {'Cache-Control': 'public, max-age=300'});
       }
       if (req.method === 'GET' && url === '/jwks') {
@@ -116,6 +141,7 @@ const server = https.createServer(
         }
       }
       if (req.method === 'GET' && url === '/admin/stats') return send(res, 200, stats);
+      if (req.method === 'POST' && url === '/token') return grant(req, res, body);
       send(res, 404, {error: 'not found'});
     });
   },

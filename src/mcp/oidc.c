@@ -12,6 +12,7 @@
 #include "mcp/oidc.h"
 
 #include <pthread.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,9 +241,10 @@ int mcp_oidc_configure(mcp_oidc *o, dbmcp_error *err)
     o->cfg = *c;
     pthread_mutex_unlock(&o->mu);
     keys_unref(o, drop);
-    if (changed)
-        log_msg(LOG_INFO, "oidc", "%s%s%s", c->issuer[0] ? "issuer " : "single sign-on off",
-                c->issuer, c->scopes[0] ? "" : "");
+    if (changed && c->issuer[0])
+        log_msg(LOG_INFO, "oidc", "issuer %s, scopes '%s'", c->issuer, c->scopes);
+    else if (changed)
+        log_msg(LOG_INFO, "oidc", "single sign-on off");
     free(c);
     return 0;
 }
@@ -525,7 +527,9 @@ static int verify(mcp_oidc *o, const jose_token *t, oidc_config *c, dbmcp_error 
     rc = r ? jose_token_verify(t, r->ks, c->algorithms, err) : DBMCP_ENOTFOUND;
     keys_unref(o, r);
     if (rc == DBMCP_ENOTFOUND)
-        return dbmcp_error_set(err, DBMCP_EDENIED, "unknown key id %.128s (after a refetch)",
+        return dbmcp_error_set(err, DBMCP_EDENIED,
+                               "unknown key id %.128s (after a refetch, or one within "
+                               "oidc.refetch_min_s)",
                                t->kid);
     return rc;
 }
@@ -585,6 +589,23 @@ static const char *claim_str(const json_t *claims, const char *name, size_t max)
     return v && *v && strlen(v) < max ? v : NULL;
 }
 
+/* The id that stands in for an API key id for a token's caller: "sso-"
+ * and 28 hex digits of BLAKE2b(issuer, NUL, subject). It binds a legacy
+ * session to its caller (another caller gets 404 for it, as another key
+ * would) and counts the per-caller limits; never an API key's id, which
+ * has 12 characters. */
+static void caller_id(const char *issuer, const char *subject, char out[33])
+{
+    unsigned char h[14];
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, NULL, 0, sizeof h);
+    crypto_generichash_update(&st, (const unsigned char *)issuer, strlen(issuer) + 1);
+    crypto_generichash_update(&st, (const unsigned char *)subject, strlen(subject));
+    crypto_generichash_final(&st, h, sizeof h);
+    memcpy(out, "sso-", 4);
+    sodium_bin2hex(out + 4, 29, h, sizeof h);
+}
+
 static int map_identity(mcp_oidc *o, const jose_token *t, const oidc_config *c, mcp_identity *out,
                         oidc_refusal *why, dbmcp_error *err)
 {
@@ -618,6 +639,7 @@ static int map_identity(mcp_oidc *o, const jose_token *t, const oidc_config *c, 
     snprintf(out->subject, sizeof out->subject, "%s", sub ? sub : "");
     snprintf(out->issuer, sizeof out->issuer, "%s", c->issuer);
     snprintf(out->token_id, sizeof out->token_id, "%s", jti ? jti : "");
+    caller_id(c->issuer, out->subject[0] ? out->subject : user, out->key_id);
     return 0;
 }
 

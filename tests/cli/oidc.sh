@@ -19,6 +19,9 @@
 #   rotation     after the provider rotates its key a token of the new key
 #                is accepted (one refetch) and one of the old key refused
 #   scope        a scope that maps to no interface: 403 insufficient_scope
+#   session      a 2025-11-25 session opened with a token belongs to its
+#                subject: another subject's token gets 404, a new token of
+#                the same subject goes on
 #   api key      an API key still works beside tokens
 #   reload       SIGHUP re-reads oidc.scope_map while the server keeps
 #                running
@@ -214,7 +217,7 @@ refused "unknown kid" "$(mint "{\"key\":\"stray\",\"claims\":$(claims mcp:read)}
 after=$(jwks_fetches)
 expect "unknown kid: the JWK Set was fetched exactly once more ($before -> $after)" \
   test "$after" = "$((before + 1))"
-expect "unknown kid: the log says it was refused after a refetch" grep -q 'unknown key id stray (after a refetch)' "$LOG"
+expect "unknown kid: the log says it was refused after a refetch" grep -q 'unknown key id stray (after a refetch' "$LOG"
 
 # --- rotation -------------------------------------------------------------------
 curl -s --max-time 10 --cacert "$WORK/ca.pem" -X POST "$ISS/admin/rotate" >/dev/null
@@ -228,6 +231,23 @@ code=$(list "$(mint "{\"claims\":$(claims 'openid profile')}")" "$WORK/scope.out
 expect "scope: a token without a mapped scope is 403" test "$code" = 403
 expect "scope: the challenge says insufficient_scope and names the scopes" \
   grep -q 'scope="mcp:admin mcp:read", error="insufficient_scope"' <(challenge "$WORK/scope.out")
+
+# --- a legacy session belongs to its caller ---------------------------------------
+# legacy_post TOKEN SID BODY OUT: one POST on a 2025-11-25 session; prints the status.
+legacy_post() {
+  curl -s --max-time 20 -D "$4.h" -o "$4" -w '%{http_code}' "$SERVE_URL" -H "Authorization: Bearer $1" \
+    ${2:+-H "Mcp-Session-Id: $2"} -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -d "$3"
+}
+code=$(legacy_post "$NEW_TOKEN" "" '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"oidc.sh","version":"1"}}}' "$WORK/init.out")
+SID=$(grep -i '^Mcp-Session-Id:' "$WORK/init.out.h" | tr -d '\r' | cut -d' ' -f2)
+legacy_post "$NEW_TOKEN" "$SID" '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$WORK/inited.out" >/dev/null
+OTHER_TOKEN=$(mint "{\"claims\":{\"sub\":\"bob-sub\",\"email\":\"bob@example.test\",\"aud\":\"$AUD\",\"scope\":\"mcp:read\"}}")
+code_other=$(legacy_post "$OTHER_TOKEN" "$SID" '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' "$WORK/other.out")
+code_same=$(legacy_post "$(mint "{\"claims\":$(claims mcp:read)}")" "$SID" '{"jsonrpc":"2.0","id":3,"method":"tools/list"}' "$WORK/same.out")
+expect "session: a token opens a 2025-11-25 session" test "$code" = 200 -a -n "$SID"
+expect "session: another subject's token gets 404 for it" test "$code_other" = 404
+expect "session: a fresh token of the same subject goes on using it" test "$code_same" = 200
 
 # --- API keys beside tokens ---------------------------------------------------------
 code=$(list "$KEY" "$WORK/key.out")

@@ -3,10 +3,10 @@
 #   make test     install missing packages, then every test (unit, sanitizers, protocol, conformance)
 #   make demo     install missing packages, build, create demo.db and serve it over HTTP
 CC      ?= cc
-PKGS    := sqlite3 libpq jansson libmicrohttpd libsodium libcurl libutf8proc libxml-2.0 poppler-glib raptor2
+PKGS    := sqlite3 libpq libcrypto jansson libmicrohttpd libsodium libcurl libutf8proc libxml-2.0 poppler-glib raptor2
 # Linked: what every process needs. The rest of PKGS (libcurl, libxml2, poppler-glib,
 # raptor2) only give headers: they are opened with dlopen on first use (src/core/optlib.h).
-LINK_PKGS := sqlite3 libpq jansson libmicrohttpd libsodium libutf8proc
+LINK_PKGS := sqlite3 libpq libcrypto jansson libmicrohttpd libsodium libutf8proc
 # CFLAGS is the caller's (optimisation, sanitizers); the rest is not optional.
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc \

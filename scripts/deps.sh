@@ -19,6 +19,10 @@ packages=(
   libjansson-dev
   libmicrohttpd-dev
   libsodium-dev
+  # OIDC access tokens (src/core/jose.c): OpenSSL's EVP verifies RS*/PS*/ES*
+  # signatures with keys built from JWKs. libpq already links libcrypto, so
+  # linking it adds no library to the process.
+  libssl-dev
   # libraptor2-dev depends on the GnuTLS flavour of libcurl's headers; the
   # OpenSSL flavour conflicts with it, so both use libcurl4-gnutls-dev.
   libcurl4-gnutls-dev

@@ -57,8 +57,8 @@ clang="${CLANG:-clang}"
 build="build/fuzz"
 # The Makefile's PKGS (headers) and LINK_PKGS (linked, + -lstemmer below): libcurl,
 # libxml2, poppler-glib and raptor2 are opened with dlopen on first use (src/core/optlib.h).
-pkgs="sqlite3 libpq jansson libmicrohttpd libsodium libcurl libutf8proc libxml-2.0 poppler-glib raptor2"
-link_pkgs="sqlite3 libpq jansson libmicrohttpd libsodium libutf8proc"
+pkgs="sqlite3 libpq libcrypto jansson libmicrohttpd libsodium libcurl libutf8proc libxml-2.0 poppler-glib raptor2"
+link_pkgs="sqlite3 libpq libcrypto jansson libmicrohttpd libsodium libutf8proc"
 
 command -v "$clang" >/dev/null || { echo "fuzz: $clang not found (scripts/deps.sh installs it)" >&2; exit 2; }
 

@@ -76,6 +76,7 @@ run_stage cli-metrics tests/cli/metrics.sh
 run_stage cli-traces tests/cli/traces.sh
 run_stage cli-hostile-audit tests/cli/hostile_audit.sh
 run_stage cli-shutdown tests/cli/shutdown.sh
+run_stage cli-oidc tests/cli/oidc.sh
 run_stage cli-memory tests/cli/memory.sh
 run_stage cli-replicas tests/cli/replicas.sh
 run_stage cli-chat tests/cli/chat.sh
@@ -113,6 +114,7 @@ pg_stage pg-console scripts/console-tests.sh
 pg_stage pg-cli-metrics tests/cli/metrics.sh
 pg_stage pg-cli-traces tests/cli/traces.sh
 pg_stage pg-cli-shutdown tests/cli/shutdown.sh
+pg_stage pg-cli-oidc tests/cli/oidc.sh
 pg_stage pg-cli-memory tests/cli/memory.sh
 pg_stage pg-cli-replicas tests/cli/replicas.sh
 pg_stage pg-cli-chat tests/cli/chat.sh

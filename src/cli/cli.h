@@ -95,6 +95,7 @@ store *cli_open_catalog(const cli_args *a);
 /* Command tables, one per file. */
 extern const cli_command cli_cmd_init, cli_cmd_serve, cli_cmd_call, cli_cmd_audit;
 extern const cli_command cli_cmd_keys_create, cli_cmd_keys_list, cli_cmd_keys_revoke;
+extern const cli_command cli_cmd_oidc_show, cli_cmd_oidc_set, cli_cmd_oidc_check;
 /* Admin commands for interfaces, tools, prompts and resources (admin.c). */
 extern const cli_command *const cli_admin_commands[];
 /* Report tools from SQL files and from the audit log (cmd_report.c). */

@@ -73,6 +73,9 @@ int mcp_audit_simple(mcp_server *srv, mcp_session *s, const mcp_call_ctx *ctx, c
     copy_str(row.interface, sizeof row.interface, s->who.interface);
     copy_str(row.user_id, sizeof row.user_id, s->who.user_id);
     copy_str(row.agent_id, sizeof row.agent_id, s->who.agent_id);
+    copy_str(row.auth_subject, sizeof row.auth_subject, s->who.subject);
+    copy_str(row.auth_issuer, sizeof row.auth_issuer, s->who.issuer);
+    copy_str(row.auth_token_id, sizeof row.auth_token_id, s->who.token_id);
     copy_name(row.client_name, sizeof row.client_name, s->client_name);
     copy_name(row.client_version, sizeof row.client_version, s->client_version);
     copy_name(row.model, sizeof row.model, ctx ? ctx->model : NULL);

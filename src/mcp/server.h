@@ -49,6 +49,11 @@ typedef struct mcp_identity {
     char agent_id[129];  /* scope: agent, "" = any */
     char key_id[33];     /* API key id, "" for stdio/CLI */
     int admin;           /* the key's role is "admin": it may open the console */
+    /* Single sign-on (mcp/oidc.h): the access token's sub, iss and jti, for
+     * the audit; "" for API keys, stdio and the CLI. */
+    char subject[129];
+    char issuer[257];
+    char token_id[129];
 } mcp_identity;
 
 /* Where the server sends messages that are not the response itself

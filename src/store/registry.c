@@ -427,6 +427,27 @@ char *reg_setting_get(store *db, const char *key)
     return v;
 }
 
+int reg_setting_put(store *db, const char *key, const char *value, dbmcp_error *err)
+{
+    char now[32];
+    ids_now_iso(now);
+    const char *names[] = {":key", ":value", ":now"};
+    const char *values[] = {key, value, now};
+    return registry_exec_bound(db,
+                               "INSERT INTO dbmcp_settings (key, value, updated_at)"
+                               " VALUES (:key, :value, :now) ON CONFLICT (key) DO UPDATE"
+                               " SET value = excluded.value, updated_at = excluded.updated_at",
+                               names, values, 3, err);
+}
+
+int reg_setting_delete(store *db, const char *key, dbmcp_error *err)
+{
+    const char *names[] = {":key"};
+    const char *values[] = {key};
+    return registry_exec_bound(db, "DELETE FROM dbmcp_settings WHERE key = :key", names, values, 1,
+                               err);
+}
+
 /* --- API keys -------------------------------------------------------------- */
 
 int registry_exec_bound(store *db, const char *sql, const char *const *names,
@@ -579,6 +600,9 @@ static void bind_audit(store_stmt *st, const reg_audit_row *r)
     store_bind_text(st, ":sql_text", r->sql_text);
     store_bind_text(st, ":change_json", r->change_json);
     store_bind_text(st, ":trace_id", nz(r->trace_id));
+    store_bind_text(st, ":auth_subject", r->auth_subject[0] ? r->auth_subject : NULL);
+    store_bind_text(st, ":auth_issuer", r->auth_issuer[0] ? r->auth_issuer : NULL);
+    store_bind_text(st, ":auth_token_id", r->auth_token_id[0] ? r->auth_token_id : NULL);
     store_bind_double(st, ":duration_ms", r->duration_ms);
     store_bind_int(st, ":bytes_out", r->bytes_out);
     if (r->rows_out >= 0)
@@ -603,10 +627,12 @@ int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error
         "INSERT INTO dbmcp_audit (call_id, ts, principal, key_id, interface, user_id,"
         " agent_id, client_name, client_version, model, transport, protocol,"
         " method, target, status, error_class, error_detail, duration_ms,"
-        " bytes_out, rows_out, sql_text, change_json, trace_id) VALUES (:call_id, :ts,"
-        " :principal, :key_id, :interface, :user_id, :agent_id, :client_name, :client_version,"
-        " :model, :transport, :protocol, :method, :target, :status, :error_class, :error_detail,"
-        " :duration_ms, :bytes_out, :rows_out, :sql_text, :change_json, :trace_id)",
+        " bytes_out, rows_out, sql_text, change_json, trace_id, auth_subject, auth_issuer,"
+        " auth_token_id) VALUES (:call_id, :ts, :principal,"
+        " :key_id, :interface, :user_id, :agent_id, :client_name, :client_version, :model,"
+        " :transport, :protocol, :method, :target, :status, :error_class, :error_detail,"
+        " :duration_ms, :bytes_out, :rows_out, :sql_text, :change_json, :trace_id,"
+        " :auth_subject, :auth_issuer, :auth_token_id)",
         &st, err);
     for (size_t i = 0; !rc && i < n; i++) {
         store_reset(st);

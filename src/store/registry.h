@@ -123,6 +123,10 @@ typedef struct reg_audit_row {
     double duration_ms;
     int64_t bytes_out;
     int64_t rows_out; /* -1 = not applicable */
+    /* An OIDC caller's token: sub, iss, jti ("" = none, stored as NULL). */
+    char auth_subject[129];
+    char auth_issuer[257];
+    char auth_token_id[129];
 } reg_audit_row;
 
 /* --- free ---------------------------------------------------------------- */
@@ -167,6 +171,11 @@ char *reg_resource_stamp(store *db, const char *uri);
 
 /* A malloc'd copy of the value, or NULL when unset. */
 char *reg_setting_get(store *db, const char *key);
+/* Insert or replace one setting's value (updated_at now); a running server
+ * reads it at its next poll, or on SIGHUP for settings read at start. */
+int reg_setting_put(store *db, const char *key, const char *value, dbmcp_error *err);
+/* Delete one setting (back to its default); 0 also when it was unset. */
+int reg_setting_delete(store *db, const char *key, dbmcp_error *err);
 /* All settings as a new JSON object {key: value-string}. */
 int reg_settings_all(store *db, json_t **out, dbmcp_error *err);
 

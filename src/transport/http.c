@@ -53,6 +53,7 @@
 #include "core/json_write.h"
 #include "core/log.h"
 #include "core/trace.h"
+#include "mcp/oidc.h"
 #include "transport/chat.h"
 #include "transport/http_admit.h"
 #include "transport/http_observe.h"
@@ -161,7 +162,8 @@ struct http_daemon {
     char public_origin[512];               /* its scheme://authority, "" = none */
     char public_host[256];                 /* its host, "" = none */
     http_metrics_config metrics;           /* who may read /metrics and /status */
-    struct sockaddr_storage addr;          /* where to listen */
+    mcp_oidc *oidc;               /* single sign-on (mcp/oidc.h); off without oidc.issuer */
+    struct sockaddr_storage addr; /* where to listen */
     int ipv6;
     unsigned port; /* as configured; 0 = any */
     struct MHD_Daemon *mhd;
@@ -193,6 +195,7 @@ typedef struct http_request {
     size_t discarded;    /* bytes thrown away while too_big */
     int json_ok, sse_ok; /* from Accept */
     mcp_identity who;    /* the caller, after auth */
+    int auth_refusal;    /* why auth failed: 0 no or bad credentials, else an oidc_refusal */
     int chat;            /* POST /v1/chat (transport/chat.h) */
     int admin;           /* a POST under /admin/ (web/console.h) */
     http_stream *stream; /* a reference, when the request got a stream */
@@ -661,15 +664,35 @@ static enum MHD_Result reply_method_not_allowed(struct MHD_Connection *c, const 
                        "Method not allowed", headers);
 }
 
-static enum MHD_Result reply_unauthorized(const http_daemon *hd, struct MHD_Connection *c)
+/* 401 with the RFC 6750/9728 challenge; with single sign-on on, the
+ * challenge also carries the scopes of oidc.scope_map, an error code when
+ * a token was presented (RFC 6750 section 3.1), and an insufficient scope
+ * is 403. */
+static enum MHD_Result reply_unauthorized(const http_daemon *hd, struct MHD_Connection *c,
+                                          int refusal)
 {
-    char base[520], challenge[640];
+    char base[520], scopes[OIDC_SCOPE_MAP_MAX + 1] = "", challenge[640 + sizeof scopes];
     public_base(hd, c, base, sizeof base);
-    snprintf(challenge, sizeof challenge,
-             "Bearer resource_metadata=\"%s/.well-known/oauth-protected-resource\"", base);
+    if (hd->oidc)
+        mcp_oidc_scopes(hd->oidc, scopes, sizeof scopes);
+    const char *error = refusal == OIDC_INSUFFICIENT_SCOPE ? "insufficient_scope"
+                        : refusal == OIDC_INVALID_TOKEN    ? "invalid_token"
+                                                           : NULL;
+    int n = snprintf(challenge, sizeof challenge,
+                     "Bearer resource_metadata=\"%s/.well-known/oauth-protected-resource\"", base);
+    if (scopes[0] && n > 0 && (size_t)n < sizeof challenge)
+        n += snprintf(challenge + n, sizeof challenge - (size_t)n, ", scope=\"%s\"", scopes);
+    if (error && n > 0 && (size_t)n < sizeof challenge)
+        snprintf(challenge + n, sizeof challenge - (size_t)n, ", error=\"%s\"", error);
     const char *const headers[] = {MHD_HTTP_HEADER_WWW_AUTHENTICATE, challenge, NULL};
+    if (refusal == OIDC_INSUFFICIENT_SCOPE)
+        return reply_error(c, MHD_HTTP_FORBIDDEN, NULL, JSONRPC_INVALID_REQUEST,
+                           "Forbidden: the token's scopes select no interface", headers);
     return reply_error(c, MHD_HTTP_UNAUTHORIZED, NULL, JSONRPC_INVALID_REQUEST,
-                       "Unauthorized: a valid bearer API key is required", headers);
+                       hd->oidc && mcp_oidc_enabled(hd->oidc)
+                           ? "Unauthorized: a valid bearer API key or access token is required"
+                           : "Unauthorized: a valid bearer API key is required",
+                       headers);
 }
 
 /* RFC 9728 protected resource metadata. */
@@ -680,6 +703,19 @@ static enum MHD_Result reply_resource_metadata(const http_daemon *hd, struct MHD
     snprintf(resource, sizeof resource, "%s/mcp", base);
     json_t *j = json_pack("{s:s, s:[s], s:s}", "resource", resource, "bearer_methods_supported",
                           "header", "resource_name", "dbmcp");
+    char issuer[257] = "", scopes[OIDC_SCOPE_MAP_MAX + 1] = "";
+    if (hd->oidc) {
+        mcp_oidc_issuer(hd->oidc, issuer, sizeof issuer);
+        mcp_oidc_scopes(hd->oidc, scopes, sizeof scopes);
+    }
+    if (j && issuer[0]) {
+        json_object_set_new(j, "authorization_servers", json_pack("[s]", issuer));
+        json_t *list = json_array();
+        for (char *save = NULL, *sc = strtok_r(scopes, " ", &save); sc;
+             sc = strtok_r(NULL, " ", &save))
+            json_array_append_new(list, json_string(sc));
+        json_object_set_new(j, "scopes_supported", list);
+    }
     return reply_json(c, MHD_HTTP_OK, j, NULL);
 }
 
@@ -2008,9 +2044,36 @@ static int bearer_token(struct MHD_Connection *c, const char **v, size_t *n)
     return 1;
 }
 
+/* The audience an access token must name when oidc.audience is unset:
+ * this server's resource URL from --public-url or the bound address, never
+ * from the request's Host header (a client chooses that). */
+static void own_resource(const http_daemon *hd, char *out, size_t size)
+{
+    if (hd->public_url[0])
+        snprintf(out, size, "%s/mcp", hd->public_url);
+    else
+        snprintf(out, size, "http://%s/mcp", hd->authority);
+}
+
+/* A bearer value that is not an API key, as an OIDC access token. */
+static int authenticate_token(http_daemon *hd, const char *v, size_t n, mcp_identity *who,
+                              int *refusal)
+{
+    char resource[600];
+    own_resource(hd, resource, sizeof resource);
+    dbmcp_error err;
+    dbmcp_error_clear(&err);
+    oidc_refusal why = OIDC_INVALID_TOKEN;
+    int rc = mcp_oidc_authenticate(hd->oidc, v, n, resource, who, &why, &err);
+    if (rc && refusal)
+        *refusal = (int)why;
+    return rc == 0 ? 0 : -1;
+}
+
 /* Resolve the caller: the configured identity without auth, else the
- * bearer key. */
-static int authenticate(http_daemon *hd, struct MHD_Connection *c, mcp_identity *who)
+ * bearer API key, else (single sign-on on) the bearer access token.
+ * *refusal (may be NULL) gets the oidc_refusal of a refused token. */
+static int authenticate(http_daemon *hd, struct MHD_Connection *c, mcp_identity *who, int *refusal)
 {
     if (hd->no_auth) {
         *who = *hd->anonymous;
@@ -2020,6 +2083,8 @@ static int authenticate(http_daemon *hd, struct MHD_Connection *c, mcp_identity 
     size_t n;
     if (!bearer_token(c, &v, &n))
         return -1;
+    if (n > 0 && strncmp(v, "dbmcp_", n < 6 ? n : 6) != 0 && hd->oidc && mcp_oidc_enabled(hd->oidc))
+        return authenticate_token(hd, v, n, who, refusal);
     char key[512];
     if (n == 0 || n >= sizeof key)
         return -1;
@@ -2064,8 +2129,8 @@ static enum MHD_Result route_mcp(http_daemon *hd, struct MHD_Connection *c, cons
     int is_delete = strcmp(method, "DELETE") == 0;
     if (!is_get && !is_post && !is_delete)
         return reply_method_not_allowed(c, "GET, POST, DELETE");
-    if (authenticate(hd, c, &req->who) != 0)
-        return reply_unauthorized(hd, c);
+    if (authenticate(hd, c, &req->who, &req->auth_refusal) != 0)
+        return reply_unauthorized(hd, c, req->auth_refusal);
     accept_parse(header(c, MHD_HTTP_HEADER_ACCEPT), &req->json_ok, &req->sse_ok);
     if (is_get)
         return get_stream_open(hd, c, req);
@@ -2086,8 +2151,8 @@ static enum MHD_Result route_chat(http_daemon *hd, struct MHD_Connection *c, con
 {
     if (strcmp(method, "POST") != 0)
         return reply_method_not_allowed(c, "POST");
-    if (authenticate(hd, c, &req->who) != 0)
-        return reply_unauthorized(hd, c);
+    if (authenticate(hd, c, &req->who, &req->auth_refusal) != 0)
+        return reply_unauthorized(hd, c, req->auth_refusal);
     if (body_too_long(hd, c))
         return reply_too_large(c);
     req->chat = 1;
@@ -2471,8 +2536,9 @@ static void note_restart_limit(const char *name, int was, int now)
 
 /* SIGHUP: read the settings now, the log level and the shutdown grace;
  * connections, sessions and running requests are untouched. A value that
- * does not validate is refused with a log line and the old one kept.
- * (The OIDC provider configuration, once it exists, is re-read here too.) */
+ * does not validate is refused with a log line and the old one kept; the
+ * same for the OIDC configuration (mcp/oidc.h), whose key cache is kept
+ * unless the issuer or the CA file changed. */
 static void reload(http_daemon *hd)
 {
     dbmcp_error err;
@@ -2498,6 +2564,9 @@ static void reload(http_daemon *hd)
                            now.max_in_flight_per_key);
         note_restart_limit("session_idle_s", hd->lim.session_idle_s, now.session_idle_s);
     }
+    if (mcp_oidc_configure(hd->oidc, &err) != 0)
+        log_msg(LOG_WARN, "reload", "%s; keeping the old single sign-on configuration",
+                err.message);
     log_msg(LOG_INFO, "reload", "reloaded: %d setting(s) changed; log level %s", changed,
             log_level_name(log_get_level()));
 }
@@ -2584,6 +2653,26 @@ static int public_url_parse(http_daemon *hd, const char *url, dbmcp_error *err)
 
 static void fit_descriptors(http_limits *lim);
 
+/* Single sign-on from the oidc.* settings: a malformed configuration
+ * stops the start; an unreachable provider only warns (tokens are refused
+ * until its keys can be fetched). */
+static int oidc_start(http_daemon *hd, dbmcp_error *err)
+{
+    if (!(hd->oidc = mcp_oidc_create(hd->srv)))
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "http: out of memory");
+    int rc = mcp_oidc_configure(hd->oidc, err);
+    if (rc || !mcp_oidc_enabled(hd->oidc) || hd->no_auth)
+        return rc;
+    size_t keys = 0;
+    dbmcp_error ferr;
+    if (mcp_oidc_refresh(hd->oidc, &keys, &ferr) != 0)
+        log_msg(LOG_WARN, "oidc", "%s; access tokens are refused until the keys can be fetched",
+                ferr.message);
+    else
+        log_msg(LOG_INFO, "oidc", "single sign-on on: %zu signing key(s)", keys);
+    return 0;
+}
+
 static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config *cfg,
                             dbmcp_error *err)
 {
@@ -2621,7 +2710,7 @@ static int daemon_configure(http_daemon *hd, mcp_server *srv, const http_config 
                                expire);
     hd->fleet_beat_s = (int)beat;
     hd->fleet_expire_s = (int)expire;
-    return 0;
+    return oidc_start(hd, err);
 }
 
 /* Every connection, served or waiting, is a descriptor: raise the soft
@@ -2851,6 +2940,7 @@ static void daemon_free(http_daemon *hd)
     if (hd->listen_fd >= 0)
         close(hd->listen_fd);
     free(hd->loads);
+    mcp_oidc_free(hd->oidc);
     pthread_mutex_destroy(&hd->table_mu);
     pthread_cond_destroy(&hd->cond);
     pthread_mutex_destroy(&hd->mu);

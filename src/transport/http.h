@@ -56,9 +56,13 @@
  *       version not supported (-32022, data {supported, requested});
  *       modern-looking request without valid _meta (-32602); modern
  *       errors -32020/-32021/-32022 returned by the server
- *  401  no or bad bearer key; `WWW-Authenticate: Bearer
- *       resource_metadata="http://HOST:PORT/.well-known/oauth-protected-resource"`
- *  403  Origin not loopback or listed; Host not loopback on a loopback bind
+ *  401  no or bad bearer key or access token; `WWW-Authenticate: Bearer
+ *       resource_metadata="http://HOST:PORT/.well-known/oauth-protected-resource"`,
+ *       with single sign-on (mcp/oidc.h) also `, scope="…"` and, when a
+ *       token was refused, `, error="invalid_token"`
+ *  403  Origin not loopback or listed; Host not loopback on a loopback bind;
+ *       an access token whose scopes select no interface
+ *       (error="insufficient_scope")
  *  404  unknown path; unknown or expired session (ended on any replica),
  *       or a session created with another key; modern method not found
  *       (-32601)

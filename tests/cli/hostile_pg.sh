@@ -59,7 +59,7 @@ objs=$(find "$ROOT/build/obj" -name '*.o' ! -path '*/cli/*' | sort)
 cc -O1 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$ROOT/src" \
   -I"$(pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)" \
   $(pkg-config --cflags jansson) -o "$RUNNER" "$ROOT/tests/cli/pg_guard_run.c" $objs \
-  $(pkg-config --libs sqlite3 jansson libmicrohttpd libsodium libutf8proc) \
+  $(pkg-config --libs sqlite3 libcrypto jansson libmicrohttpd libsodium libutf8proc) \
   -lstemmer -lpthread -lm -ldl -lpq || die "cannot build pg_guard_run (libpq-dev?)"
 
 # --- a throw-away server -----------------------------------------------------------

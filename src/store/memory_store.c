@@ -694,8 +694,8 @@ int mstore_log_insert(store *db, const char *u, const char *a, const char *opera
 int mstore_settings(store *db, mstore_row_fn fn, void *ctx, dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = store_prepare(db, "SELECT key, value FROM dbmcp_settings WHERE key LIKE 'memory.%'",
-                           &st, err);
+    int rc = store_prepare_cached(
+        db, "SELECT key, value FROM dbmcp_settings WHERE key LIKE 'memory.%'", &st, err);
     if (rc)
         return rc;
     return mstore_each(st, fn, ctx, NULL, err);

@@ -15,6 +15,12 @@
 #   BENCH_ARGS   driver options, e.g. "--seeds 42,7 --scale 20000" (default:
 #                seeds 42,7,2026, 60 sessions each, --scale 100000)
 #   BENCH_OUT    JSON results (default build/bench/memory-results.json)
+#   DBMCP_TEST_PG  a PostgreSQL server's base URI: the scale part runs on a
+#                fresh database there (BENCH_ARGS must hold --only scale)
+#
+# Before the driver, bench/write_floor.c prints the physical floor under
+# save_message on this disk: fdatasync calls per second and bare SQLite
+# inserts per second (one row per commit and 128, synchronous NORMAL and FULL).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -31,6 +37,14 @@ command -v node >/dev/null 2>&1 || fail "node not found (scripts/deps.sh install
 mkdir -p "$(dirname "$out")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+floor=build/bench/write_floor
+if [ ! -x "$floor" ] || [ bench/write_floor.c -nt "$floor" ]; then
+  ${CC:-cc} -std=c11 -O2 -Wall -Wextra -o "$floor" bench/write_floor.c -lsqlite3 ||
+    fail "cannot build $floor"
+fi
+echo "bench-memory: the floor on this disk ($work): operations per second, CPU µs per operation" >&2
+"$floor" "$work" 1 | tee "$work/floor.json"
 
 # shellcheck disable=SC2086
 node bench/memory/run.mjs --dbmcp "$(realpath "$dbmcp")" --work "$work" --out "$out" ${BENCH_ARGS:---seeds 42,7,2026}

@@ -22,11 +22,15 @@
 //                     [--only scale]                      (skip the retrieval part)
 //                     [--peer PATH]   the scale part again with another dbmcp binary (say
 //                                     the build before a change), side by side with ratios
+//
+// With DBMCP_TEST_PG set (a PostgreSQL server's base URI, tests/cli/lib/db.mjs)
+// the scale part runs on a fresh database on that server (--only scale).
 import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { generate, fillerMessages } from "./gen.mjs";
+import { testDb, dropTestDb, dbSql } from "../../tests/cli/lib/db.mjs";
 
 const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []));
@@ -130,23 +134,29 @@ async function waitForEmbeddings(db, timeoutS, bin = BIN) {
   return (Date.now() - t0) / 1000;
 }
 
+// A fresh database: a file in WORK, or with DBMCP_TEST_PG set (a PostgreSQL
+// server's base URI, as tests/cli/lib/db.mjs reads it) a new database on that
+// server. Every write goes through `dbmcp sql`, so both engines take the same path.
 function freshDb(name, user, bin = BIN) {
-  const db = path.join(WORK, name);
-  for (const ext of ["", "-wal", "-shm"]) fs.rmSync(db + ext, { force: true });
+  const file = path.join(WORK, name);
+  for (const ext of ["", "-wal", "-shm"]) fs.rmSync(file + ext, { force: true });
+  const db = testDb(bin, WORK, name.replace(/\.db$/, "").replace(/[^A-Za-z0-9_-]/g, "_"));
+  pgDbs.push(db);
   dbmcpWith(bin, "init", "--db", db);
   // The interface `memory` as `init --demo` creates it (the base seed has the tools only).
-  execFileSync("sqlite3", [db, `INSERT INTO dbmcp_interfaces (name, description) VALUES ('memory', 'memory tools');
-    INSERT INTO dbmcp_interface_tools (interface, tool) SELECT 'memory', name FROM dbmcp_tools
+  dbSql(bin, db, `INSERT INTO dbmcp_interfaces (name, description) VALUES ('memory', 'memory tools')`);
+  dbSql(bin, db, `INSERT INTO dbmcp_interface_tools (interface, tool) SELECT 'memory', name FROM dbmcp_tools
     WHERE handler IN ('save_message', 'get_session_history', 'save_episode', 'search_episodes',
-    'save_knowledge', 'get_knowledge', 'search_knowledge', 'forget_knowledge', 'memory_search', 'link', 'memory_graph', 'echo')`]);
+    'save_knowledge', 'get_knowledge', 'search_knowledge', 'forget_knowledge', 'memory_search', 'link', 'memory_graph', 'echo')`);
   const key = dbmcpWith(bin, "keys", "create", "--db", db, "--interface", "memory", "--user", user).trim();
-  // --set key=value,…: settings for experiments (needs the sqlite3 shell).
+  // --set key=value,…: settings for experiments.
   for (const kv of (args.set || "").split(",").filter(Boolean)) {
-    const [k, v] = kv.split("=");
-    execFileSync("sqlite3", [db, `INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('${k.replace(/'/g, "")}', '${v.replace(/'/g, "")}')`]);
+    const [k, v] = kv.split("=").map((x) => x.replace(/'/g, ""));
+    dbSql(bin, db, `INSERT INTO dbmcp_settings (key, value) VALUES ('${k}', '${v}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
   }
   return { db, key };
 }
+const pgDbs = [];
 
 function copyDb(src, name) {
   const dst = path.join(WORK, name);
@@ -342,7 +352,8 @@ async function scale(bin = BIN, name = "scale.db") {
 
 // --- main -------------------------------------------------------------------------------------
 
-const out = { when: new Date().toISOString() };
+const out = { when: new Date().toISOString(), engine: process.env.DBMCP_TEST_PG ? "postgres" : "sqlite" };
+if (process.env.DBMCP_TEST_PG && args.only !== "scale") die("on PostgreSQL only --only scale runs (the retrieval part copies SQLite files)");
 if (args.only !== "scale") out.retrieval = await retrieval();
 const f = (x) => x.toFixed(3);
 const R = out.retrieval;
@@ -391,4 +402,5 @@ if (SCALE > 0 && PEER) {
   console.log(`| floor: echo through the same path, ${S.clients} clients / one at a time | ${S.floor.callsPerS.toFixed(0)} calls/s / p50 ${S.floor.p50.toFixed(2)} ms |`);
 }
 if (args.out) fs.writeFileSync(args.out, JSON.stringify(out, null, 2));
+for (const db of pgDbs) dropTestDb(BIN, db);
 agent.destroy();

@@ -25,8 +25,9 @@ typedef struct store_driver store_driver;
 
 /* The first member of every driver's connection handle. */
 struct store {
-    const store_driver *driver; /* never NULL */
-    int flags;                  /* STORE_* given to store_open */
+    const store_driver *driver;    /* never NULL */
+    int flags;                     /* STORE_* given to store_open */
+    struct store_stmt_cache *kept; /* store_prepare_cached's statements; NULL until the first */
 };
 
 /* The first member of every driver's statement handle. */
@@ -36,6 +37,7 @@ struct store_stmt {
     char *trace_sql;            /* the text, kept while spans are recorded (store.c); owned */
     struct trace_span *span;    /* the open span of this execution, or NULL; owned */
     int64_t trace_rows;         /* rows stepped in it */
+    int kept;                   /* held by owner's cache: store_finalize gives it back */
 };
 
 struct store_driver {
@@ -58,6 +60,8 @@ struct store_driver {
     int (*prepare)(store *db, const char *sql, store_stmt **out, dbmcp_error *err);
     void (*finalize)(store_stmt *st);
     void (*reset)(store_stmt *st);
+    /* Every parameter back to NULL (a kept statement handed out again). */
+    void (*clear_bindings)(store_stmt *st);
     int (*step)(store_stmt *st, dbmcp_error *err);
     int (*stmt_is_readonly)(store_stmt *st, int *readonly, dbmcp_error *err);
 

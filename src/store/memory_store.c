@@ -24,7 +24,7 @@
 int mstore_prepare_scoped(store *db, const char *sql, const char *u, const char *a, store_stmt **st,
                           dbmcp_error *err)
 {
-    int rc = store_prepare(db, sql, st, err);
+    int rc = store_prepare_cached(db, sql, st, err);
     if (rc)
         return rc;
     store_bind_text(*st, ":u", u);
@@ -77,7 +77,7 @@ static int index_item(store *db, int64_t id, const char *text, dbmcp_error *err)
     char sql[256];
     store_stmt *st;
     int rc = dialect_format(db, DIALECT_MEMORY_FTS_INDEX, sql, sizeof sql, err);
-    if (rc || (rc = store_prepare(db, sql, &st, err)))
+    if (rc || (rc = store_prepare_cached(db, sql, &st, err)))
         return rc;
     store_bind_int(st, ":id", id);
     store_bind_text(st, ":text", text);
@@ -694,8 +694,8 @@ int mstore_log_insert(store *db, const char *u, const char *a, const char *opera
 int mstore_settings(store *db, mstore_row_fn fn, void *ctx, dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = store_prepare(db, "SELECT key, value FROM dbmcp_settings WHERE key LIKE 'memory.%'",
-                           &st, err);
+    int rc = store_prepare_cached(
+        db, "SELECT key, value FROM dbmcp_settings WHERE key LIKE 'memory.%'", &st, err);
     if (rc)
         return rc;
     return mstore_each(st, fn, ctx, NULL, err);

@@ -471,7 +471,7 @@ static int write_rows(store *db, dialect_fragment id, pending_row *rows, size_t 
     store_stmt *st = NULL;
     int rc = dialect_format(db, id, sql, sizeof sql, err);
     if (!rc && n)
-        rc = store_prepare(db, sql, &st, err);
+        rc = store_prepare_cached(db, sql, &st, err);
     for (size_t i = 0; i < n && !rc; i++) {
         store_bind_int(st, ":id", rows[i].id);
         store_bind_text(st, ":v", rows[i].vector);

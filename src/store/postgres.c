@@ -423,6 +423,7 @@ const store_driver postgres_store_driver = {
     .prepare = pg_prepare,
     .finalize = pg_finalize,
     .reset = pg_reset,
+    .clear_bindings = pg_clear_bindings,
     .step = pg_step,
     .stmt_is_readonly = pg_stmt_is_readonly,
     .bind_text = pg_bind_text,

@@ -112,6 +112,13 @@ int pg_bind_null(store_stmt *h, const char *name)
     return bind_value(st, i, NULL, 0, 0);
 }
 
+void pg_clear_bindings(store_stmt *h)
+{
+    pg_stmt *st = (pg_stmt *)h;
+    for (int i = 0; st->values && i < st->nparams; i++)
+        bind_value(st, i, NULL, 0, 0);
+}
+
 int pg_param_count(store_stmt *h)
 {
     return ((pg_stmt *)h)->nparams;

@@ -215,6 +215,7 @@ int pg_bind_int(store_stmt *h, const char *name, int64_t value);
 int pg_bind_double(store_stmt *h, const char *name, double value);
 int pg_bind_blob(store_stmt *h, const char *name, const void *data, size_t size);
 int pg_bind_null(store_stmt *h, const char *name);
+void pg_clear_bindings(store_stmt *h);
 int pg_param_count(store_stmt *h);
 const char *pg_param_name(store_stmt *h, int i);
 int pg_column_count(store_stmt *h);

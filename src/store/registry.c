@@ -520,8 +520,8 @@ int reg_api_key_get(store *db, const char *id, reg_api_key *out, dbmcp_error *er
 {
     memset(out, 0, sizeof *out);
     store_stmt *st;
-    int rc =
-        store_prepare(db, "SELECT " KEY_COLUMNS " FROM dbmcp_api_keys WHERE id = :id", &st, err);
+    int rc = store_prepare_cached(db, "SELECT " KEY_COLUMNS " FROM dbmcp_api_keys WHERE id = :id",
+                                  &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":id", id);
@@ -622,7 +622,7 @@ int reg_audit_insert(store *db, const reg_audit_row *rows, size_t n, dbmcp_error
     int rc = own_txn ? store_begin(db, err) : 0;
     if (rc)
         return rc;
-    rc = store_prepare(
+    rc = store_prepare_cached(
         db,
         "INSERT INTO dbmcp_audit (call_id, ts, principal, key_id, interface, user_id,"
         " agent_id, client_name, client_version, model, transport, protocol,"

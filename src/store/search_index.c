@@ -37,7 +37,8 @@ int search_index_version(store *db, const char *key, int64_t *out, dbmcp_error *
 {
     *out = 0;
     store_stmt *st;
-    int rc = store_prepare(db, "SELECT version FROM dbmcp_data_versions WHERE name = :k", &st, err);
+    int rc = store_prepare_cached(db, "SELECT version FROM dbmcp_data_versions WHERE name = :k",
+                                  &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":k", key);
@@ -51,11 +52,12 @@ int search_index_version(store *db, const char *key, int64_t *out, dbmcp_error *
 int search_index_bump(store *db, const char *key, dbmcp_error *err)
 {
     store_stmt *st;
-    int rc = store_prepare(db,
-                           "INSERT INTO dbmcp_data_versions (name, version) VALUES (:k, :start)"
-                           " ON CONFLICT (name) DO UPDATE"
-                           " SET version = dbmcp_data_versions.version + 1",
-                           &st, err);
+    int rc =
+        store_prepare_cached(db,
+                             "INSERT INTO dbmcp_data_versions (name, version) VALUES (:k, :start)"
+                             " ON CONFLICT (name) DO UPDATE"
+                             " SET version = dbmcp_data_versions.version + 1",
+                             &st, err);
     if (rc)
         return rc;
     store_bind_text(st, ":k", key);

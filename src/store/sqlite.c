@@ -519,6 +519,11 @@ static void sq_reset(store_stmt *h)
     st->last_param = 0;
 }
 
+static void sq_clear_bindings(store_stmt *h)
+{
+    sqlite3_clear_bindings(((sqlite_stmt *)h)->st);
+}
+
 static int timeout_error(sqlite_store *db, dbmcp_error *err)
 {
     store_failure_set(&db->failure, STORE_FAILURE_TIME_LIMIT, NULL);
@@ -939,6 +944,7 @@ const store_driver sqlite_store_driver = {
     .prepare = sq_prepare,
     .finalize = sq_finalize,
     .reset = sq_reset,
+    .clear_bindings = sq_clear_bindings,
     .step = sq_step,
     .stmt_is_readonly = sq_stmt_is_readonly,
     .bind_text = sq_bind_text,

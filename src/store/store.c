@@ -60,10 +60,118 @@ int store_query_int(store *db, const char *sql, int64_t def, int64_t *out, dbmcp
 
 /* --- forwarded to the driver -------------------------------------------------- */
 
+/* --- kept statements (store_prepare_cached) ---------------------------------- */
+
+/* One statement kept by a handle, under the text it was prepared from. */
+typedef struct kept_stmt {
+    char *sql;          /* the text, owned; NULL: a free slot */
+    uint64_t hash;      /* of sql, compared before the text */
+    store_stmt *st;     /* the driver's statement, kept across calls */
+    int busy;           /* handed out and not yet given back */
+    uint64_t last_used; /* the cache's clock at the last hand-out */
+} kept_stmt;
+
+struct store_stmt_cache {
+    kept_stmt slot[STORE_KEPT_MAX];
+    uint64_t clock; /* counts hand-outs, for least recently used */
+};
+
+/* FNV-1a: the texts are short and few. */
+static uint64_t text_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static void kept_drop(kept_stmt *k)
+{
+    k->st->kept = 0;
+    free(k->st->trace_sql);
+    k->st->driver->finalize(k->st);
+    free(k->sql);
+    memset(k, 0, sizeof *k);
+}
+
+/* The slot for a new statement: a free one, else the least recently used
+ * that is not handed out (finalized first); NULL when all are busy. */
+static kept_stmt *kept_slot(struct store_stmt_cache *c)
+{
+    kept_stmt *oldest = NULL;
+    for (int i = 0; i < STORE_KEPT_MAX; i++) {
+        kept_stmt *k = &c->slot[i];
+        if (!k->sql)
+            return k;
+        if (!k->busy && (!oldest || k->last_used < oldest->last_used))
+            oldest = k;
+    }
+    if (oldest)
+        kept_drop(oldest);
+    return oldest;
+}
+
+int store_prepare_cached(store *db, const char *sql, store_stmt **out, dbmcp_error *err)
+{
+    if (db->flags & STORE_READONLY)
+        return store_prepare(db, sql, out, err);
+    if (!db->kept && !(db->kept = calloc(1, sizeof *db->kept)))
+        return store_prepare(db, sql, out, err);
+    struct store_stmt_cache *c = db->kept;
+    uint64_t h = text_hash(sql);
+    for (int i = 0; i < STORE_KEPT_MAX; i++) {
+        kept_stmt *k = &c->slot[i];
+        if (k->sql && k->hash == h && strcmp(k->sql, sql) == 0) {
+            if (k->busy) /* in use further up the stack: a statement of its own */
+                return store_prepare(db, sql, out, err);
+            k->busy = 1;
+            k->last_used = ++c->clock;
+            *out = k->st;
+            /* As store_prepare: the text only while spans are recorded. */
+            if (trace_recording() && trace_current())
+                k->st->trace_sql = text_safe_bound(sql, TRACE_ATTR_TEXT_MAX, 0);
+            return 0;
+        }
+    }
+    int rc = store_prepare(db, sql, out, err);
+    kept_stmt *k = rc ? NULL : kept_slot(c);
+    if (!k)
+        return rc;
+    if (!(k->sql = strdup(sql)))
+        return 0; /* not kept: finalized as usual */
+    k->hash = h;
+    k->st = *out;
+    k->busy = 1;
+    k->last_used = ++c->clock;
+    (*out)->kept = 1;
+    return 0;
+}
+
+/* st back into its owner's cache: reset, bindings cleared. */
+static void kept_give_back(store_stmt *st)
+{
+    struct store_stmt_cache *c = st->owner->kept;
+    st->driver->reset(st);
+    st->driver->clear_bindings(st);
+    for (int i = 0; i < STORE_KEPT_MAX; i++)
+        if (c->slot[i].st == st) {
+            c->slot[i].busy = 0;
+            return;
+        }
+    assert(!"a kept statement missing from its cache");
+}
+
 void store_close(store *db)
 {
     if (!db)
         return;
+    if (db->kept) {
+        for (int i = 0; i < STORE_KEPT_MAX; i++)
+            if (db->kept->slot[i].sql)
+                kept_drop(&db->kept->slot[i]);
+        free(db->kept);
+        db->kept = NULL;
+    }
     db->driver->close(db);
 }
 
@@ -210,7 +318,11 @@ void store_finalize(store_stmt *st)
         return;
     stmt_span_close(st, 0, NULL);
     free(st->trace_sql);
-    st->driver->finalize(st);
+    st->trace_sql = NULL;
+    if (st->kept)
+        kept_give_back(st);
+    else
+        st->driver->finalize(st);
 }
 
 void store_reset(store_stmt *st)

@@ -76,7 +76,8 @@ int store_open(const char *url, int flags, store **out, dbmcp_error *err);
 /* Nonzero when url names a PostgreSQL database (postgres:// or
  * postgresql://), which store_open hands to the PostgreSQL driver. */
 int store_url_is_postgres(const char *url);
-/* Close and free; NULL is a no-op. Finalizes nothing: finalize statements first. */
+/* Close and free; NULL is a no-op. Finalizes the statements kept by
+ * store_prepare_cached and nothing else: finalize statements first. */
 void store_close(store *db);
 /* "sqlite" or "postgres". */
 const char *store_dialect(const store *db);
@@ -134,7 +135,21 @@ void store_rollback(store *db);
 /* Prepare exactly one statement; trailing text other than whitespace and
  * comments is refused. */
 int store_prepare(store *db, const char *sql, store_stmt **out, dbmcp_error *err);
+/* Finalize st; a statement of store_prepare_cached goes back to its
+ * handle's cache instead (reset, bindings cleared). NULL is a no-op. */
 void store_finalize(store_stmt *st);
+/* Like store_prepare, but the statement is kept by db after store_finalize
+ * and handed out again, reset and with every parameter NULL, to the next
+ * store_prepare_cached of the same text on the same handle: SQLite's
+ * parser and PostgreSQL's PREPARE round trip run once per handle instead of
+ * once per call. For dbmcp's own fixed statements on its catalog handles;
+ * a STORE_READONLY handle (agent SQL, whose guard decides at prepare time)
+ * and a text already handed out and not yet finalized get a fresh
+ * statement, as from store_prepare. At most STORE_KEPT_MAX statements per
+ * handle, the least recently used one finalized to make room; all are
+ * finalized by store_close. */
+int store_prepare_cached(store *db, const char *sql, store_stmt **out, dbmcp_error *err);
+#define STORE_KEPT_MAX 48
 /* Reset for re-execution; bindings are kept. */
 void store_reset(store_stmt *st);
 /* Execute one step: STORE_ROW, STORE_DONE or a negative code with err filled. */

@@ -608,5 +608,35 @@ stop_server TERM
 expect "serve compacts expired sessions on its schedule" \
   test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")/$(sql "SELECT count(*) FROM dbmcp_mem_episodes")" = "0/20"
 
+# --- acknowledged means durable: kill -9 during concurrent writes ---------------------------------
+# Eight clients write at once, so their calls share group-commit transactions
+# (store/commit_group.h); the server is killed with SIGKILL while they write.
+# Every save_message whose answer a client received must be in the database
+# after the crash, with its item and its embedding job (or vector); the calls cut off may or
+# may not be there, but never half.
+
+DB="$(test_db crash)" || exit 1
+init
+KEY=$("$BIN" keys create --db "$DB" --interface memory --user grace 2>/dev/null)
+start_server
+ACKS="$WORK/acked.txt"
+: >"$ACKS"
+node "$ROOT/tests/cli/lib/save_load.mjs" "$URL" "$KEY" 8 2000 "$ACKS" &
+LOAD_PID=$!
+some_acked() { [ "$(wc -l <"$ACKS")" -ge 60 ]; }
+expect "eight concurrent writers are acknowledged" wait_until some_acked
+stop_server KILL
+wait "$LOAD_PID"
+ACKED=$(sort -un "$ACKS" | wc -l)
+IDS=$(sort -un "$ACKS" | paste -sd, -)
+expect "every acknowledged save_message survived kill -9 ($ACKED acknowledged)" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_messages WHERE id IN ($IDS)")" = "$ACKED"
+expect "no message was half written: each has its item, each item its job or vector" \
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_messages m WHERE NOT EXISTS (SELECT 1 FROM dbmcp_mem_items i WHERE i.id = m.item_id)")/$(sql "SELECT count(*) FROM dbmcp_mem_items i WHERE NOT EXISTS (SELECT 1 FROM dbmcp_mem_jobs j WHERE j.item_id = i.id) AND NOT EXISTS (SELECT 1 FROM dbmcp_mem_vectors v WHERE v.item_id = i.id)")" = "0/0"
+start_server
+http "$KEY" memory_search '{"query":"client 3 message 0","tiers":["message"],"mode":"keyword"}'
+expect "the saved messages are found by keyword after the restart" is 'r.hits.some(h=>h.text.startsWith("client 3 message 0:"))'
+stop_server TERM
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

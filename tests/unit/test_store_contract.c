@@ -754,6 +754,75 @@ static void test_reset_keeps_bindings(void **state)
     store_finalize(st);
 }
 
+/* store_prepare_cached: the same text on the same handle gives back the
+ * kept statement, reset, its parameters NULL again; a text already handed
+ * out gets a statement of its own; read-only handles keep nothing; more
+ * texts than the cache holds still run right. */
+static void test_prepare_cached(void **state)
+{
+    fixture *f = *state;
+    const char *t = table(f, "kept");
+    exec_ok(f->rw, sqlf("CREATE TABLE %s (id INTEGER, v TEXT)", t));
+    char insert[256], select[256];
+    snprintf(insert, sizeof insert, "INSERT INTO %s (id, v) VALUES (:id, :v)", t);
+    snprintf(select, sizeof select, "SELECT id FROM %s ORDER BY id", t);
+    dbmcp_error err;
+    store_stmt *first, *again, *nested;
+    assert_int_equal(store_prepare_cached(f->rw, insert, &first, &err), 0);
+    store_bind_int(first, ":id", 1);
+    store_bind_text(first, ":v", "one");
+    assert_int_equal(store_step(first, &err), STORE_DONE);
+    store_finalize(first);
+    assert_int_equal(store_prepare_cached(f->rw, insert, &again, &err), 0);
+    assert_ptr_equal(again, first);  /* kept, not prepared again */
+    store_bind_int(again, ":id", 2); /* :v left unbound: NULL, not "one" */
+    assert_int_equal(store_prepare_cached(f->rw, insert, &nested, &err), 0);
+    assert_ptr_not_equal(nested, again);
+    store_bind_int(nested, ":id", 3);
+    store_bind_text(nested, ":v", "three");
+    assert_int_equal(store_step(nested, &err), STORE_DONE);
+    store_finalize(nested); /* not kept: finalized */
+    assert_int_equal(store_step(again, &err), STORE_DONE);
+    store_finalize(again);
+    assert_int_equal(query_int(f->rw, sqlf("SELECT count(*) FROM %s WHERE v IS NULL", t)), 1);
+    assert_int_equal(query_int(f->rw, sqlf("SELECT count(*) FROM %s", t)), 3);
+
+    /* Given back mid-result: the next hand-out starts from the first row. */
+    store_stmt *q;
+    assert_int_equal(store_prepare_cached(f->rw, select, &q, &err), 0);
+    assert_int_equal(store_step(q, &err), STORE_ROW);
+    assert_int_equal(store_step(q, &err), STORE_ROW);
+    store_finalize(q);
+    assert_int_equal(store_prepare_cached(f->rw, select, &q, &err), 0);
+    assert_int_equal(store_step(q, &err), STORE_ROW);
+    assert_int_equal(store_column_int(q, 0), 1);
+    store_finalize(q);
+    /* A write on the handle after a statement went back mid-result. */
+    exec_ok(f->rw, sqlf("DELETE FROM %s WHERE id = 3", t));
+
+    /* Read-only handles keep nothing (their guard decides at prepare). */
+    store_stmt *r1, *r2;
+    assert_int_equal(store_prepare_cached(f->ro, select, &r1, &err), 0);
+    assert_int_equal(store_prepare_cached(f->ro, select, &r2, &err), 0);
+    assert_ptr_not_equal(r1, r2);
+    store_finalize(r1);
+    store_finalize(r2);
+
+    /* More texts than the cache holds: the least recently used make room. */
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < STORE_KEPT_MAX + 8; i++) {
+            char sql[64];
+            snprintf(sql, sizeof sql, "SELECT %d AS n", i);
+            store_stmt *st;
+            assert_int_equal(store_prepare_cached(f->rw, sql, &st, &err), 0);
+            assert_int_equal(store_step(st, &err), STORE_ROW);
+            assert_int_equal(store_column_int(st, 0), i);
+            store_finalize(st);
+        }
+    /* A failed prepare keeps nothing and reports the error. */
+    assert_true(store_prepare_cached(f->rw, "SELEC nonsense", &q, &err) < 0);
+}
+
 /* A statement with (practically) endless rows: finalize after a few must
  * stop it rather than read the rest. */
 static const char *endless_sql(fixture *f)
@@ -1209,6 +1278,7 @@ int main(void)
         CONTRACT_TEST(test_transactions),
         CONTRACT_TEST(test_deferred_constraint_at_commit),
         CONTRACT_TEST(test_reset_keeps_bindings),
+        CONTRACT_TEST(test_prepare_cached),
         CONTRACT_TEST(test_finalize_mid_result),
         CONTRACT_TEST(test_interleaved_statements),
         CONTRACT_TEST(test_stmt_is_readonly),

@@ -95,9 +95,9 @@ static json_t *m_discover(mcp_server *srv, mcp_session *s, rpc_fail *f)
     (void)f;
     dbmcp_error err;
     catalog_snapshot *snap = mcp_snapshot_get(srv, s->who.interface, &err);
-    json_t *caps =
-        json_pack("{s:{s:b}, s:{s:b}, s:{s:b}, s:{}}", "tools", "listChanged", 1, "prompts",
-                  "listChanged", 1, "resources", "listChanged", 1, "completions");
+    json_t *caps = json_pack("{s:{s:b}, s:{s:b}, s:{s:b}, s:{}, s:{s:{}}}", "tools", "listChanged",
+                             1, "prompts", "listChanged", 1, "resources", "listChanged", 1,
+                             "completions", "extensions", MCP_TASKS_EXTENSION);
     json_t *r = json_pack("{s:o, s:o, s:s, s:{s:O}}", "supportedVersions", versions_array(),
                           "capabilities", caps, "instructions", instructions_of(snap), "_meta",
                           "io.modelcontextprotocol/serverInfo", srv->server_info);
@@ -179,6 +179,10 @@ static json_t *tool_item(const catalog_snapshot *snap, size_t i)
     set_opt_str(o, "title", t->title);
     if (t->output_schema)
         json_object_set_new(o, "outputSchema", json_deep_copy(t->output_schema));
+    tools_task_kind task = tools_task_support(t);
+    if (task != TOOLS_TASK_FORBIDDEN)
+        json_object_set_new(o, "execution",
+                            json_pack("{s:s}", "taskSupport", tools_task_kind_name(task)));
     if (t->annotations)
         json_object_set_new(o, "annotations", json_deep_copy(t->annotations));
     return o;
@@ -735,6 +739,10 @@ static json_t *route(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mc
     if (strcmp(m, "tools/call") == 0)
         return mcp_dispatch_tool_call(srv, s, ctx, snap, msg, &f->code, f->message,
                                       sizeof f->message, &f->data, flight);
+    if (strcmp(m, "tasks/get") == 0 || strcmp(m, "tasks/update") == 0 ||
+        strcmp(m, "tasks/cancel") == 0)
+        return mcp_tasks_method(srv, s, ctx, msg, &f->code, f->message, sizeof f->message,
+                                &f->data);
     return fail(f, JSONRPC_METHOD_NOT_FOUND, "Method not found: %s", m);
 }
 

@@ -101,6 +101,9 @@ typedef struct mcp_call_ctx {
      * it. The transport releases it (mcp_request_untrack) after mcp_handle.
      * NULL: mcp_handle registers the request when it starts. */
     struct inflight *flight;
+    /* Set by mcp/tasks.c when it runs a tools/call as a task (the id of
+     * the task); NULL for every call a transport makes. */
+    const char *task_id;
 } mcp_call_ctx;
 
 /* How long a watched request may hold the reading thread (see on_slow). */

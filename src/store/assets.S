@@ -39,6 +39,8 @@ ASSET(asset_sqlite_0011_attachments, "src/store/schema/sqlite/0011_attachments.s
 ASSET(asset_postgres_0011_attachments, "src/store/schema/postgres/0011_attachments.sql")
 ASSET(asset_sqlite_0012_memory_scope_stats, "src/store/schema/sqlite/0012_memory_scope_stats.sql")
 ASSET(asset_postgres_0012_memory_scope_stats, "src/store/schema/postgres/0012_memory_scope_stats.sql")
+ASSET(asset_sqlite_0013_tasks, "src/store/schema/sqlite/0013_tasks.sql")
+ASSET(asset_postgres_0013_tasks, "src/store/schema/postgres/0013_tasks.sql")
 ASSET(asset_seed_base, "src/store/seed/base.sql")
 ASSET(asset_seed_demo, "src/store/seed/demo.sql")
 ASSET(asset_seed_conformance, "src/store/seed/conformance.sql")

@@ -29,6 +29,8 @@ extern const char asset_sqlite_0011_attachments_start[];
 extern const char asset_postgres_0011_attachments_start[];
 extern const char asset_sqlite_0012_memory_scope_stats_start[];
 extern const char asset_postgres_0012_memory_scope_stats_start[];
+extern const char asset_sqlite_0013_tasks_start[];
+extern const char asset_postgres_0013_tasks_start[];
 extern const char asset_seed_base_start[];
 extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];

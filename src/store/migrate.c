@@ -40,6 +40,7 @@ static const migration sqlite_migrations[] = {
     {10, "0010_text_once", asset_sqlite_0010_text_once_start},
     {11, "0011_attachments", asset_sqlite_0011_attachments_start},
     {12, "0012_memory_scope_stats", asset_sqlite_0012_memory_scope_stats_start},
+    {13, "0013_tasks", asset_sqlite_0013_tasks_start},
 };
 
 /* Run with search_path set to the schema dbmcp (0001_core.sql says how). */
@@ -56,6 +57,7 @@ static const migration postgres_migrations[] = {
     {10, "0010_text_once", asset_postgres_0010_text_once_start},
     {11, "0011_attachments", asset_postgres_0011_attachments_start},
     {12, "0012_memory_scope_stats", asset_postgres_0012_memory_scope_stats_start},
+    {13, "0013_tasks", asset_postgres_0013_tasks_start},
 };
 
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))

@@ -188,6 +188,23 @@ static json_t *tool_item(const catalog_snapshot *snap, size_t i)
     return o;
 }
 
+json_t *mcp_tool_header_params(mcp_server *srv, const mcp_identity *who, const char *name)
+{
+    json_t *out = json_object();
+    dbmcp_error err;
+    catalog_snapshot *snap = mcp_snapshot_get(srv, who->interface, &err);
+    const reg_tool *t = snap && name ? catalog_find_tool(snap, name) : NULL;
+    const char *prop;
+    json_t *schema;
+    json_object_foreach (t ? json_get_obj(t->input_schema, "properties") : NULL, prop, schema) {
+        const char *suffix = json_get_str(schema, "x-mcp-header");
+        if (suffix && *suffix)
+            json_object_set_new(out, prop, json_string(suffix));
+    }
+    catalog_snapshot_unref(snap);
+    return out;
+}
+
 static json_t *prompt_item(const catalog_snapshot *snap, size_t i)
 {
     const reg_prompt *p = &snap->prompts[i];

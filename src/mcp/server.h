@@ -304,6 +304,12 @@ const char *const *mcp_supported_versions(void);
  * -32601 → 404; -32602 (bad _meta), -32020, -32021, -32022 → 400; others 200. */
 int mcp_http_status_for_error(const json_t *response);
 
+/* The custom request headers tool `name` declares in the catalog of
+ * who's interface (SEP-2243 `x-mcp-header` on a top-level property of
+ * its input schema): {"property": "Suffix"} for the header
+ * Mcp-Param-Suffix. A new reference; empty for an unknown tool. */
+json_t *mcp_tool_header_params(mcp_server *srv, const mcp_identity *who, const char *name);
+
 /* Close a listen stream opened by subscriptions/listen. */
 void mcp_listener_close(mcp_server *srv, mcp_listener *l);
 

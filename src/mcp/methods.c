@@ -882,7 +882,9 @@ mcp_run_class mcp_request_class(mcp_server *srv, mcp_session *s, const jsonrpc_m
     catalog_snapshot *snap = mcp_snapshot_get(srv, s->who.interface, &err);
     const reg_tool *t = snap ? catalog_find_tool(snap, json_get_str(msg->params, "name")) : NULL;
     mcp_run_class cls = MCP_RUN_POOL;
-    if (t && strcmp(t->handler_kind, "sql") == 0)
+    if (t && tools_task_support(t) != TOOLS_TASK_FORBIDDEN && mcp_tasks_declared(s, msg))
+        cls = MCP_RUN_POOL; /* waits for a task worker up to tasks.after_ms */
+    else if (t && strcmp(t->handler_kind, "sql") == 0)
         cls = MCP_RUN_WATCHED;
     else if (t && strcmp(t->handler_kind, "builtin") == 0)
         cls = tools_builtin_is_quick(t->handler)     ? MCP_RUN_QUICK

@@ -502,7 +502,12 @@ json_t *mcp_tasks_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const
     wait_briefly_locked(t, j, setting(srv, "tasks.after_ms", TASKS_AFTER_MS_DEFAULT, 0, 600000),
                         flight);
     json_t *answer = NULL;
-    if (j->done) {
+    if (!j->done && j->flight.cancelled) {
+        /* The client cancelled the call before it became a task: it stops
+         * at its next check and its outcome is dropped. */
+        *rpc_code = JSONRPC_INTERNAL_ERROR;
+        snprintf(rpc_message, rpc_message_size, "The call was cancelled");
+    } else if (j->done) {
         answer = j->result ? json_incref(j->result) : NULL;
         *rpc_code = j->rpc_code;
         snprintf(rpc_message, rpc_message_size, "%s", j->rpc_message);

@@ -43,6 +43,7 @@
 #define TASKS_MAX_WORKERS_DEFAULT 4
 #define TASKS_MAX_WORKERS_MAX 64
 #define TASKS_MAX_QUEUED 1024
+#define TASKS_PER_KEY_DEFAULT 32
 #define TASKS_AFTER_MS_DEFAULT 250
 #define TASKS_TTL_S_DEFAULT 3600
 #define TASKS_POLL_MS_DEFAULT 500
@@ -152,11 +153,27 @@ static void live_remove_locked(mcp_tasks *t, task_job *j)
 
 static void *worker_main(void *arg);
 
+/* Jobs of j's caller queued or running here. */
+static long jobs_of_caller_locked(mcp_tasks *t, const task_job *j)
+{
+    char mine[256], theirs[256];
+    owner_of(&j->s->who, mine, sizeof mine);
+    long n = 0;
+    for (task_job *o = t->live; o; o = o->next_live) {
+        owner_of(&o->s->who, theirs, sizeof theirs);
+        n += strcmp(mine, theirs) == 0;
+    }
+    return n;
+}
+
 /* Queue j (taking a reference for the worker) and start a worker when
- * none is idle. DBMCP_EDENIED when the queue is full or stopping. */
+ * none is idle. DBMCP_EDENIED when the queue is full, the caller has
+ * tasks.max_per_key jobs here already, or the workers are stopping. */
 static int enqueue_locked(mcp_tasks *t, task_job *j)
 {
-    if (t->stopping || t->queued >= TASKS_MAX_QUEUED)
+    if (t->stopping || t->queued >= TASKS_MAX_QUEUED ||
+        jobs_of_caller_locked(t, j) >=
+            setting(j->srv, "tasks.max_per_key", TASKS_PER_KEY_DEFAULT, 1, TASKS_MAX_QUEUED))
         return DBMCP_EDENIED;
     j->refs++;
     j->next_queued = NULL;
@@ -496,7 +513,8 @@ json_t *mcp_tasks_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const
         pthread_mutex_unlock(&t->mu);
         *rpc_code = MCP_SERVER_BUSY;
         snprintf(rpc_message, rpc_message_size,
-                 "Too many tasks are waiting to run on this server; try again later");
+                 "Too many tasks are running or waiting on this server (settings "
+                 "tasks.max_per_key, per caller, and 1024 in all); try again later");
         return NULL;
     }
     wait_briefly_locked(t, j, setting(srv, "tasks.after_ms", TASKS_AFTER_MS_DEFAULT, 0, 600000),

@@ -197,6 +197,43 @@ describe('tasks extension', () => {
         assert.equal((await settle(owner.client, created.taskId)).status, 'completed');
     });
 
+    test('one key runs at most tasks.max_per_key tasks at once; others are refused as busy', async (t) => {
+        const { db, key } = conformanceDb(t);
+        setSetting(db, 'tasks.max_per_key', '1');
+        const other = createKey(db, 'conformance').key;
+        const srv = await httpServer(t, db);
+        const a = await httpClient(t, srv.url, key, WITH_TASKS);
+        const b = await httpClient(t, srv.url, other, WITH_TASKS);
+        const first = await call(a.client, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600, label: 'one' } });
+        assert.equal(first.resultType, 'task');
+        const busy = await errorOf(
+            call(a.client, 'tools/call', { name: 'slow_compute', arguments: { seconds: 600, label: 'two' } }),
+            'second task of the key',
+        );
+        assert.equal(busy.code, -32000);
+        assert.match(busy.message, /tasks\.max_per_key/);
+        // Another key is not held back by the first one's task.
+        const theirs = await call(b.client, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'b' } });
+        assert.equal(theirs.resultType, 'task');
+        assert.equal((await settle(b.client, theirs.taskId)).status, 'completed');
+        // Once the first task is cancelled (and has stopped), the key may start another.
+        await call(a.client, 'tasks/cancel', { taskId: first.taskId });
+        let again;
+        await waitFor(
+            async () => {
+                try {
+                    again = await call(a.client, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0, label: 'three' } });
+                    return true;
+                } catch (e) {
+                    if (e.code !== -32000) throw e;
+                    return false;
+                }
+            },
+            { what: 'room for another task of the key', every: 100 },
+        );
+        assert.ok(again.content || again.taskId);
+    });
+
     test('a task expires after tasks.ttl_s and is then not found', async (t) => {
         const { db, key } = conformanceDb(t);
         setSetting(db, 'tasks.ttl_s', '2');

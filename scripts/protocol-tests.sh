@@ -20,4 +20,4 @@ cd "$root/tests/node"
 flock . sh -c '[ -d node_modules/@modelcontextprotocol/sdk ] || npm ci --no-audit --no-fund'
 
 export DBMCP_BIN="$bin"
-exec node --test --test-reporter=spec "$@" protocol.test.mjs
+exec node --test --test-reporter=spec "$@" protocol.test.mjs tasks.test.mjs

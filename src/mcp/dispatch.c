@@ -162,6 +162,11 @@ void mcp_query_leave(mcp_server *srv, const mcp_identity *who)
 static void env_progress(tool_env *env, double progress, double total, const char *message)
 {
     dispatch_state *d = env->opaque;
+    if (d->ctx->task_id) {
+        /* A task's progress is read with tasks/get: its request has ended. */
+        mcp_tasks_progress(d->srv, d->ctx->task_id, progress, total, message);
+        return;
+    }
     if (!d->progress_token)
         return;
     json_t *params =
@@ -421,6 +426,12 @@ static void run_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const r
         o->status = "denied";
         o->code = DBMCP_EDENIED;
         *o->rpc_data = json_pack("{s:O}", "requiredCapabilities", out.missing_capabilities);
+    } else if (rc == 0 && out.protocol_error) {
+        set_rpc(o->rpc_code, o->rpc_message, o->rpc_message_size, JSONRPC_INTERNAL_ERROR,
+                out.protocol_error);
+        o->status = "error";
+        o->code = DBMCP_EINTERNAL;
+        dbmcp_error_set(err, DBMCP_EINTERNAL, "%s", out.protocol_error);
     } else if (rc == 0) {
         o->result = success_result(srv, &out, tool, call_id);
         o->status = out.is_error ? "error" : "ok";
@@ -446,11 +457,36 @@ static void count_call(const mcp_session *s, const mcp_call_ctx *ctx, const char
                           (ids_monotonic_ms() - start_ms) / 1000.0);
 }
 
+/* How a call of tool runs: as is, as a task (the client declared the
+ * tasks extension and the tool supports tasks), or refused (the tool
+ * needs tasks and the client did not declare them). A task's own run
+ * (ctx->task_id) runs as is. */
+typedef enum call_mode { CALL_DIRECT, CALL_TASK, CALL_NEEDS_TASKS } call_mode;
+
+static call_mode mode_of(mcp_session *s, const mcp_call_ctx *ctx, const reg_tool *tool,
+                         const jsonrpc_msg *msg)
+{
+    if (!tool || ctx->task_id)
+        return CALL_DIRECT;
+    tools_task_kind kind = tools_task_support(tool);
+    if (kind == TOOLS_TASK_FORBIDDEN)
+        return CALL_DIRECT;
+    if (mcp_tasks_declared(s, msg))
+        return CALL_TASK;
+    return kind == TOOLS_TASK_REQUIRED ? CALL_NEEDS_TASKS : CALL_DIRECT;
+}
+
 json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx,
                                const catalog_snapshot *snap, const jsonrpc_msg *msg, int *rpc_code,
                                char *rpc_message, size_t rpc_message_size, json_t **rpc_data,
                                inflight *flight)
 {
+    /* A task's run comes back here (ctx->task_id): it is validated,
+     * counted and audited there, once per run. */
+    const char *tool_name = json_get_str(msg->params, "name");
+    if (snap && mode_of(s, ctx, catalog_find_tool(snap, tool_name), msg) == CALL_TASK)
+        return mcp_tasks_call(srv, s, ctx, msg, flight, rpc_code, rpc_message, rpc_message_size,
+                              rpc_data);
     double start = ids_monotonic_ms();
     metrics_tool_call_begin();
     char call_id[37];
@@ -495,6 +531,15 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         o.status = "denied";
         o.code = DBMCP_EDENIED;
         dbmcp_error_set(&err, DBMCP_EDENIED, "tampered or foreign requestState");
+    } else if (mode_of(s, ctx, tool, msg) == CALL_NEEDS_TASKS) {
+        set_rpc(rpc_code, rpc_message, rpc_message_size, MCP_MISSING_CLIENT_CAPABILITY,
+                "Missing required client capability: this tool runs only as a task "
+                "(extension " MCP_TASKS_EXTENSION ")");
+        *rpc_data =
+            json_pack("{s:{s:{s:{}}}}", "requiredCapabilities", "extensions", MCP_TASKS_EXTENSION);
+        o.status = "denied";
+        o.code = DBMCP_EDENIED;
+        dbmcp_error_set(&err, DBMCP_EDENIED, "the tool needs the tasks extension");
     } else {
         run_call(srv, s, ctx, tool, fn, args, call_id, msg, flight, state_plain, &o, &err);
     }

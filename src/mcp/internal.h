@@ -84,6 +84,7 @@ struct mcp_server {
     void *sessions_ctx;
     pthread_t watcher;
     int watcher_started;
+    struct mcp_tasks *tasks; /* tasks.c: the workers running tasks */
     store_listener *changes; /* what the watcher waits on; its thread only */
     store_counters counters; /* as of the watcher's last tick; its thread only */
 };
@@ -189,6 +190,33 @@ void mcp_session_save_subscription(mcp_session *s, const char *uri, const char *
 /* The stamp the client was told of last (resources/updated sent), on the
  * caller's catalog handle db. */
 void mcp_session_save_stamp(mcp_session *s, store *db, const char *uri, const char *stamp);
+
+/* tasks.c — tools/call as tasks (the io.modelcontextprotocol/tasks
+ * extension). The extension's name, as clients declare it. */
+#define MCP_TASKS_EXTENSION "io.modelcontextprotocol/tasks"
+int mcp_tasks_create(mcp_server *srv);
+/* Stop the workers: running tasks are cancelled, then joined. */
+void mcp_tasks_stop(mcp_server *srv);
+/* Nonzero when the request (or, for a legacy session, its initialize)
+ * declared the tasks extension in its client capabilities. */
+int mcp_tasks_declared(const mcp_session *s, const jsonrpc_msg *msg);
+/* Run a validated tools/call of a task-supporting tool for a client that
+ * declared the extension: the handler runs on a task worker; when it ends
+ * within tasks.after_ms its result is returned as is, else the call
+ * becomes a task and the CreateTaskResult is returned. NULL with the
+ * rpc_* out-parameters set for a JSON-RPC error. The worker's run of the
+ * call is audited (once per run) by dispatch. */
+json_t *mcp_tasks_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const jsonrpc_msg *msg,
+                       inflight *flight, int *rpc_code, char *rpc_message, size_t rpc_message_size,
+                       json_t **rpc_data);
+/* tasks/get, tasks/update, tasks/cancel. NULL with the rpc_* set for an
+ * error. */
+json_t *mcp_tasks_method(mcp_server *srv, mcp_session *s, mcp_call_ctx *ctx, const jsonrpc_msg *msg,
+                         int *rpc_code, char *rpc_message, size_t rpc_message_size,
+                         json_t **rpc_data);
+/* A task's run reports progress (written to its row). */
+void mcp_tasks_progress(mcp_server *srv, const char *task_id, double progress, double total,
+                        const char *message);
 
 /* state.c — requestState: payload protected by HMAC-SHA256. */
 char *mcp_state_seal(const mcp_server *srv, const char *payload);

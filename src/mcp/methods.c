@@ -96,9 +96,9 @@ static json_t *m_discover(mcp_server *srv, mcp_session *s, rpc_fail *f)
     (void)f;
     dbmcp_error err;
     catalog_snapshot *snap = mcp_snapshot_get(srv, s->who.interface, &err);
-    json_t *caps =
-        json_pack("{s:{s:b}, s:{s:b}, s:{s:b}, s:{}}", "tools", "listChanged", 1, "prompts",
-                  "listChanged", 1, "resources", "listChanged", 1, "completions");
+    json_t *caps = json_pack("{s:{s:b}, s:{s:b}, s:{s:b}, s:{}, s:{s:{}}}", "tools", "listChanged",
+                             1, "prompts", "listChanged", 1, "resources", "listChanged", 1,
+                             "completions", "extensions", MCP_TASKS_EXTENSION);
     json_t *r = json_pack("{s:o, s:o, s:s, s:{s:O}}", "supportedVersions", versions_array(),
                           "capabilities", caps, "instructions", instructions_of(snap), "_meta",
                           "io.modelcontextprotocol/serverInfo", srv->server_info);
@@ -180,9 +180,30 @@ static json_t *tool_item(const catalog_snapshot *snap, size_t i)
     set_opt_str(o, "title", t->title);
     if (t->output_schema)
         json_object_set_new(o, "outputSchema", json_deep_copy(t->output_schema));
+    tools_task_kind task = tools_task_support(t);
+    if (task != TOOLS_TASK_FORBIDDEN)
+        json_object_set_new(o, "execution",
+                            json_pack("{s:s}", "taskSupport", tools_task_kind_name(task)));
     if (t->annotations)
         json_object_set_new(o, "annotations", json_deep_copy(t->annotations));
     return o;
+}
+
+json_t *mcp_tool_header_params(mcp_server *srv, const mcp_identity *who, const char *name)
+{
+    json_t *out = json_object();
+    dbmcp_error err;
+    catalog_snapshot *snap = mcp_snapshot_get(srv, who->interface, &err);
+    const reg_tool *t = snap && name ? catalog_find_tool(snap, name) : NULL;
+    const char *prop;
+    json_t *schema;
+    json_object_foreach (t ? json_get_obj(t->input_schema, "properties") : NULL, prop, schema) {
+        const char *suffix = json_get_str(schema, "x-mcp-header");
+        if (suffix && *suffix)
+            json_object_set_new(out, prop, json_string(suffix));
+    }
+    catalog_snapshot_unref(snap);
+    return out;
 }
 
 static json_t *prompt_item(const catalog_snapshot *snap, size_t i)
@@ -736,6 +757,10 @@ static json_t *route(mcp_server *srv, mcp_session *s, const jsonrpc_msg *msg, mc
     if (strcmp(m, "tools/call") == 0)
         return mcp_dispatch_tool_call(srv, s, ctx, snap, msg, &f->code, f->message,
                                       sizeof f->message, &f->data, flight);
+    if (strcmp(m, "tasks/get") == 0 || strcmp(m, "tasks/update") == 0 ||
+        strcmp(m, "tasks/cancel") == 0)
+        return mcp_tasks_method(srv, s, ctx, msg, &f->code, f->message, sizeof f->message,
+                                &f->data);
     return fail(f, JSONRPC_METHOD_NOT_FOUND, "Method not found: %s", m);
 }
 
@@ -858,7 +883,9 @@ mcp_run_class mcp_request_class(mcp_server *srv, mcp_session *s, const jsonrpc_m
     catalog_snapshot *snap = mcp_snapshot_get(srv, s->who.interface, &err);
     const reg_tool *t = snap ? catalog_find_tool(snap, json_get_str(msg->params, "name")) : NULL;
     mcp_run_class cls = MCP_RUN_POOL;
-    if (t && strcmp(t->handler_kind, "sql") == 0)
+    if (t && tools_task_support(t) != TOOLS_TASK_FORBIDDEN && mcp_tasks_declared(s, msg))
+        cls = MCP_RUN_POOL; /* waits for a task worker up to tasks.after_ms */
+    else if (t && strcmp(t->handler_kind, "sql") == 0)
         cls = MCP_RUN_WATCHED;
     else if (t && strcmp(t->handler_kind, "builtin") == 0)
         cls = tools_builtin_is_quick(t->handler)     ? MCP_RUN_QUICK

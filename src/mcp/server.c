@@ -979,6 +979,8 @@ int mcp_server_create(const mcp_server_config *cfg, mcp_server **out, dbmcp_erro
     audit_config audit = {srv->audit_flush_ms, 0, srv->audit_lag_warn_ms, 0};
     if (!rc && !(srv->audit = audit_queue_create(srv->catalog, &audit)))
         rc = dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the audit writer");
+    if (!rc && mcp_tasks_create(srv) != 0)
+        rc = dbmcp_error_set(err, DBMCP_ENOMEM, "cannot start the task workers");
     if (!rc)
         rc = open_listener(srv, err);
     if (!rc && pthread_create(&srv->watcher, NULL, watcher_main, srv) != 0)
@@ -1025,6 +1027,7 @@ void mcp_server_free(mcp_server *srv)
     srv->stopping = 1;
     pthread_cond_broadcast(&srv->stop_cond);
     pthread_mutex_unlock(&srv->lock);
+    mcp_tasks_stop(srv);
     store_listener_wake(srv->changes);
     if (srv->watcher_started)
         pthread_join(srv->watcher, NULL);

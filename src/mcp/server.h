@@ -109,6 +109,9 @@ typedef struct mcp_call_ctx {
      * it. The transport releases it (mcp_request_untrack) after mcp_handle.
      * NULL: mcp_handle registers the request when it starts. */
     struct inflight *flight;
+    /* Set by mcp/tasks.c when it runs a tools/call as a task (the id of
+     * the task); NULL for every call a transport makes. */
+    const char *task_id;
 } mcp_call_ctx;
 
 /* How long a watched request may hold the reading thread (see on_slow). */
@@ -308,6 +311,12 @@ const char *const *mcp_supported_versions(void);
 /* HTTP status for a stateless (2026-07-28) JSON-RPC error response:
  * -32601 → 404; -32602 (bad _meta), -32020, -32021, -32022 → 400; others 200. */
 int mcp_http_status_for_error(const json_t *response);
+
+/* The custom request headers tool `name` declares in the catalog of
+ * who's interface (SEP-2243 `x-mcp-header` on a top-level property of
+ * its input schema): {"property": "Suffix"} for the header
+ * Mcp-Param-Suffix. A new reference; empty for an unknown tool. */
+json_t *mcp_tool_header_params(mcp_server *srv, const mcp_identity *who, const char *name);
 
 /* Close a listen stream opened by subscriptions/listen. */
 void mcp_listener_close(mcp_server *srv, mcp_listener *l);

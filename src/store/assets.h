@@ -35,6 +35,8 @@ extern const char asset_sqlite_0014_replicas_start[];
 extern const char asset_postgres_0014_replicas_start[];
 extern const char asset_sqlite_0015_oidc_start[];
 extern const char asset_postgres_0015_oidc_start[];
+extern const char asset_sqlite_0016_tasks_start[];
+extern const char asset_postgres_0016_tasks_start[];
 extern const char asset_seed_base_start[];
 extern const char asset_seed_demo_start[];
 extern const char asset_seed_conformance_start[];

@@ -43,6 +43,7 @@ static const migration sqlite_migrations[] = {
     {13, "0013_trace", asset_sqlite_0013_trace_start},
     {14, "0014_replicas", asset_sqlite_0014_replicas_start},
     {15, "0015_oidc", asset_sqlite_0015_oidc_start},
+    {16, "0016_tasks", asset_sqlite_0016_tasks_start},
 };
 
 /* Run with search_path set to the schema dbmcp (0001_core.sql says how). */
@@ -62,6 +63,7 @@ static const migration postgres_migrations[] = {
     {13, "0013_trace", asset_postgres_0013_trace_start},
     {14, "0014_replicas", asset_postgres_0014_replicas_start},
     {15, "0015_oidc", asset_postgres_0015_oidc_start},
+    {16, "0016_tasks", asset_postgres_0016_tasks_start},
 };
 
 #define N_MIGRATIONS ((int)(sizeof sqlite_migrations / sizeof sqlite_migrations[0]))

@@ -24,6 +24,7 @@ void tool_output_free(tool_output *out)
     json_decref(out->missing_capabilities);
     free(out->audit_sql);
     free(out->request_state);
+    free(out->protocol_error);
     memset(out, 0, sizeof *out);
 }
 
@@ -56,7 +57,7 @@ static const builtin_entry general_builtins[] = {
     {"list_tables", tools_schema_list_tables, BUILTIN_QUERY},
     {"describe_table", tools_schema_describe_table, BUILTIN_QUERY},
     {"search_objects", tools_schema_search_objects, BUILTIN_QUERY},
-    {"execute_query", tools_execute_query, BUILTIN_QUERY | BUILTIN_AGENT_SQL},
+    {"execute_query", tools_execute_query, BUILTIN_QUERY | BUILTIN_AGENT_SQL | BUILTIN_TASK},
     {NULL, NULL, 0},
 };
 
@@ -110,6 +111,23 @@ tool_handler_fn tools_builtin_find(const char *name)
         return NULL;
     const builtin_entry *e = find_entry(name);
     return e ? e->fn : tools_conformance_find(name);
+}
+
+tools_task_kind tools_task_support(const reg_tool *t)
+{
+    if (strcmp(t->handler_kind, "sql") == 0)
+        return TOOLS_TASK_OPTIONAL;
+    const builtin_entry *e = find_entry(t->handler);
+    if (e)
+        return e->flags & BUILTIN_TASK ? TOOLS_TASK_OPTIONAL : TOOLS_TASK_FORBIDDEN;
+    return tools_conformance_task_support(t->handler);
+}
+
+const char *tools_task_kind_name(tools_task_kind k)
+{
+    return k == TOOLS_TASK_REQUIRED   ? "required"
+           : k == TOOLS_TASK_OPTIONAL ? "optional"
+                                      : "forbidden";
 }
 
 int tools_builtin_exists(const char *name)

@@ -12,6 +12,7 @@
 #define BUILTIN_QUERY 0x2     /* reads user data: gets tool_env.query_db */
 #define BUILTIN_INTERNAL 0x4  /* reads/writes dbmcp's own tables: gets tool_env.internal_db */
 #define BUILTIN_AGENT_SQL 0x8 /* runs SQL the agent wrote: counted against query.max_concurrent */
+#define BUILTIN_TASK 0x10     /* may run long: its calls may become tasks */
 
 /* One row of a module's table of builtins, ended by {NULL, NULL, 0}.
  * builtin.c lists every module's table. */
@@ -23,6 +24,8 @@ typedef struct builtin_entry {
 
 /* Fixture tools of the official MCP conformance suite (conformance.c). */
 tool_handler_fn tools_conformance_find(const char *name);
+/* Task support of a conformance fixture (FORBIDDEN for other names). */
+tools_task_kind tools_conformance_task_support(const char *name);
 
 /* Schema discovery over the query connection (schema_tools.c). */
 int tools_schema_list_tables(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err);

@@ -437,38 +437,178 @@ static int t_streaming_elicitation(tool_env *env, const json_t *args, tool_outpu
     return t_ir_elicitation(env, args, out, err);
 }
 
+/* --- tasks extension (io.modelcontextprotocol/tasks) ------------------------------ */
+
+/* Sleep ms in short steps; nonzero when the call was cancelled meanwhile. */
+static int nap(tool_env *env, long ms)
+{
+    for (long slept = 0; slept < ms; slept += 50) {
+        if (env->cancelled && *env->cancelled)
+            return 1;
+        sleep_ms(ms - slept < 50 ? ms - slept : 50);
+    }
+    return env->cancelled && *env->cancelled;
+}
+
+static int cancelled_error(dbmcp_error *err)
+{
+    dbmcp_error_set(err, DBMCP_ETIMEOUT, "cancelled");
+    snprintf(err->public_message, sizeof err->public_message, "The call was cancelled");
+    return DBMCP_ETIMEOUT;
+}
+
+static int t_greet(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
+{
+    (void)env, (void)err;
+    const char *name = json_string_value(json_object_get(args, "name"));
+    char msg[300];
+    snprintf(msg, sizeof msg, "Hello, %s!", name ? name : "World");
+    tool_output_text(out, msg);
+    return 0;
+}
+
+static int t_slow_compute(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
+{
+    double seconds = json_number_value(json_object_get(args, "seconds"));
+    const char *label = json_string_value(json_object_get(args, "label"));
+    long ms = (long)(seconds * 1000);
+    for (long done = 0; done < ms; done += 250) {
+        if (nap(env, ms - done < 250 ? ms - done : 250))
+            return cancelled_error(err);
+        if (env->progress)
+            env->progress(env, (double)(done + 250 < ms ? done + 250 : ms), (double)ms, NULL);
+    }
+    char msg[300];
+    snprintf(msg, sizeof msg, "Computed %s after %g seconds", label ? label : "result", seconds);
+    tool_output_text(out, msg);
+    return 0;
+}
+
+static int t_failing_job(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
+{
+    (void)args;
+    if (nap(env, 1000))
+        return cancelled_error(err);
+    tool_output_text(out, "The job failed: the fixture always fails");
+    out->is_error = 1;
+    return 0;
+}
+
+static int t_protocol_error_job(tool_env *env, const json_t *args, tool_output *out,
+                                dbmcp_error *err)
+{
+    (void)args;
+    if (nap(env, 500))
+        return cancelled_error(err);
+    out->protocol_error = strdup("Internal error: the fixture failed below the tool");
+    return 0;
+}
+
+static int t_confirm_delete(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
+{
+    const char *file = json_string_value(json_object_get(args, "filename"));
+    json_t *answer = response_of(env, "confirm");
+    if (!answer) {
+        /* looking the file up takes a moment: the call becomes a task first */
+        if (nap(env, 500))
+            return cancelled_error(err);
+        request_input(out, "confirm", elicit_request("Delete this file?", "confirm", "boolean"));
+        return 0;
+    }
+    int yes = json_is_true(json_object_get(json_object_get(answer, "content"), "confirm"));
+    char msg[300];
+    snprintf(msg, sizeof msg, "%s %s", yes ? "Deleted" : "Kept", file ? file : "the file");
+    tool_output_text(out, msg);
+    return 0;
+}
+
+static int t_multi_input(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
+{
+    (void)args;
+    json_t *a = response_of(env, "name"), *b = response_of(env, "confirm");
+    if (!a || !b) {
+        if (nap(env, 500))
+            return cancelled_error(err);
+        if (!a)
+            request_input(out, "name", elicit_request("Your name?", "name", "string"));
+        if (!b)
+            request_input(out, "confirm", elicit_request("Go ahead?", "confirm", "boolean"));
+        return 0;
+    }
+    const char *name = json_string_value(json_object_get(json_object_get(a, "content"), "name"));
+    char msg[300];
+    snprintf(msg, sizeof msg, "Both inputs received (%s)", name ? name : "");
+    tool_output_text(out, msg);
+    return 0;
+}
+
+static int t_tool_with_task(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
+{
+    (void)args;
+    const char *name = accepted_field(env, "user_name", "name");
+    if (!name) {
+        request_input(out, "user_name", elicit_request("What is your name?", "name", "string"));
+        return 0;
+    }
+    if (nap(env, 1000))
+        return cancelled_error(err);
+    char msg[300];
+    snprintf(msg, sizeof msg, "Hello, %s! (computed as a task)", name);
+    tool_output_text(out, msg);
+    return 0;
+}
+
+static int t_custom_header(tool_env *env, const json_t *args, tool_output *out, dbmcp_error *err)
+{
+    (void)env, (void)err;
+    const char *region = json_string_value(json_object_get(args, "region"));
+    char msg[300];
+    snprintf(msg, sizeof msg, "Region: %s", region ? region : "");
+    tool_output_text(out, msg);
+    return 0;
+}
+
 typedef struct fixture {
     const char *name;
     tool_handler_fn fn;
+    tools_task_kind task;
 } fixture;
 
 static const fixture fixtures[] = {
-    {"conformance_simple_text", t_simple_text},
-    {"conformance_image", t_image},
-    {"conformance_audio", t_audio},
-    {"conformance_embedded_resource", t_embedded},
-    {"conformance_mixed", t_mixed},
-    {"conformance_error", t_error},
-    {"conformance_progress", t_progress},
-    {"conformance_logging", t_logging},
-    {"conformance_sampling", t_sampling},
-    {"conformance_elicitation", t_elicitation},
-    {"conformance_sep1034", t_sep1034},
-    {"conformance_sep1330", t_sep1330},
-    {"conformance_missing_capability", t_missing_capability},
-    {"conformance_streaming_elicitation", t_streaming_elicitation},
-    {"conformance_logging_quiet", t_logging_quiet},
-    {"conformance_trigger_tools", t_trigger_tools},
-    {"conformance_trigger_prompts", t_trigger_prompts},
-    {"conformance_ir_elicitation", t_ir_elicitation},
-    {"conformance_ir_sampling", t_ir_sampling},
-    {"conformance_ir_roots", t_ir_roots},
-    {"conformance_ir_request_state", t_ir_request_state},
-    {"conformance_ir_multiple", t_ir_multiple},
-    {"conformance_ir_multi_round", t_ir_multi_round},
-    {"conformance_ir_tampered", t_ir_tampered},
-    {"conformance_ir_capabilities", t_ir_capabilities},
-    {NULL, NULL},
+    {"conformance_simple_text", t_simple_text, TOOLS_TASK_FORBIDDEN},
+    {"conformance_image", t_image, TOOLS_TASK_FORBIDDEN},
+    {"conformance_audio", t_audio, TOOLS_TASK_FORBIDDEN},
+    {"conformance_embedded_resource", t_embedded, TOOLS_TASK_FORBIDDEN},
+    {"conformance_mixed", t_mixed, TOOLS_TASK_FORBIDDEN},
+    {"conformance_error", t_error, TOOLS_TASK_FORBIDDEN},
+    {"conformance_progress", t_progress, TOOLS_TASK_FORBIDDEN},
+    {"conformance_logging", t_logging, TOOLS_TASK_FORBIDDEN},
+    {"conformance_sampling", t_sampling, TOOLS_TASK_FORBIDDEN},
+    {"conformance_elicitation", t_elicitation, TOOLS_TASK_FORBIDDEN},
+    {"conformance_sep1034", t_sep1034, TOOLS_TASK_FORBIDDEN},
+    {"conformance_sep1330", t_sep1330, TOOLS_TASK_FORBIDDEN},
+    {"conformance_missing_capability", t_missing_capability, TOOLS_TASK_FORBIDDEN},
+    {"conformance_streaming_elicitation", t_streaming_elicitation, TOOLS_TASK_FORBIDDEN},
+    {"conformance_logging_quiet", t_logging_quiet, TOOLS_TASK_FORBIDDEN},
+    {"conformance_trigger_tools", t_trigger_tools, TOOLS_TASK_FORBIDDEN},
+    {"conformance_trigger_prompts", t_trigger_prompts, TOOLS_TASK_FORBIDDEN},
+    {"conformance_ir_elicitation", t_ir_elicitation, TOOLS_TASK_FORBIDDEN},
+    {"conformance_ir_sampling", t_ir_sampling, TOOLS_TASK_FORBIDDEN},
+    {"conformance_ir_roots", t_ir_roots, TOOLS_TASK_FORBIDDEN},
+    {"conformance_ir_request_state", t_ir_request_state, TOOLS_TASK_FORBIDDEN},
+    {"conformance_ir_multiple", t_ir_multiple, TOOLS_TASK_FORBIDDEN},
+    {"conformance_ir_multi_round", t_ir_multi_round, TOOLS_TASK_FORBIDDEN},
+    {"conformance_ir_tampered", t_ir_tampered, TOOLS_TASK_FORBIDDEN},
+    {"conformance_ir_capabilities", t_ir_capabilities, TOOLS_TASK_FORBIDDEN},
+    {"conformance_greet", t_greet, TOOLS_TASK_FORBIDDEN},
+    {"conformance_slow_compute", t_slow_compute, TOOLS_TASK_OPTIONAL},
+    {"conformance_failing_job", t_failing_job, TOOLS_TASK_REQUIRED},
+    {"conformance_protocol_error_job", t_protocol_error_job, TOOLS_TASK_OPTIONAL},
+    {"conformance_confirm_delete", t_confirm_delete, TOOLS_TASK_OPTIONAL},
+    {"conformance_multi_input", t_multi_input, TOOLS_TASK_OPTIONAL},
+    {"conformance_tool_with_task", t_tool_with_task, TOOLS_TASK_REQUIRED},
+    {"conformance_custom_header", t_custom_header, TOOLS_TASK_FORBIDDEN},
+    {NULL, NULL, TOOLS_TASK_FORBIDDEN},
 };
 
 tool_handler_fn tools_conformance_find(const char *name)
@@ -477,6 +617,14 @@ tool_handler_fn tools_conformance_find(const char *name)
         if (strcmp(f->name, name) == 0)
             return f->fn;
     return NULL;
+}
+
+tools_task_kind tools_conformance_task_support(const char *name)
+{
+    for (const fixture *f = fixtures; f->name; f++)
+        if (strcmp(f->name, name) == 0)
+            return f->task;
+    return TOOLS_TASK_FORBIDDEN;
 }
 
 int tools_builtin_template_read(const char *handler, const char *uri, const json_t *vars,

@@ -84,7 +84,21 @@ typedef struct tool_output {
                                      needs; becomes JSON-RPC error -32021 */
     char *audit_sql;              /* owned: SQL text run, recorded in dbmcp_audit.sql_text
                                      unless the setting audit.sql_text is off */
+    char *protocol_error;         /* owned: the call failed below the tool; answered as
+                                     JSON-RPC error -32603 with this message */
 } tool_output;
+
+/* Whether a tool's calls may run as tasks (MCP tasks extension), from
+ * its handler: SQL tools and execute_query may (they can run long); a few
+ * conformance fixtures must. tools/list shows it as execution.taskSupport. */
+typedef enum tools_task_kind {
+    TOOLS_TASK_FORBIDDEN,
+    TOOLS_TASK_OPTIONAL,
+    TOOLS_TASK_REQUIRED,
+} tools_task_kind;
+tools_task_kind tools_task_support(const reg_tool *t);
+/* "forbidden", "optional" or "required". */
+const char *tools_task_kind_name(tools_task_kind k);
 
 typedef int (*tool_handler_fn)(tool_env *env, const json_t *args, tool_output *out,
                                dbmcp_error *err);

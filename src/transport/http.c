@@ -1679,6 +1679,55 @@ static const char *check_mcp_name(struct MHD_Connection *c, const jsonrpc_msg *m
     return NULL;
 }
 
+/* The text an argument is mirrored as in its Mcp-Param header (strings
+ * as they are, numbers and booleans as JSON); NULL for other values. */
+static char *param_text(const json_t *value)
+{
+    if (json_is_string(value))
+        return strdup(json_string_value(value));
+    if (json_is_number(value) || json_is_boolean(value))
+        return json_dumps(value, JSON_ENCODE_ANY | JSON_COMPACT);
+    return NULL;
+}
+
+/* SEP-2243 custom headers: each argument of a tools/call whose property
+ * declares x-mcp-header NAME must come with Mcp-Param-NAME equal to it
+ * (plain, or =?base64?…?= holding it); a header for an argument the body
+ * lacks is a mismatch too. A message for -32020 or NULL. */
+static const char *check_param_headers(http_daemon *hd, struct MHD_Connection *c,
+                                       const mcp_identity *who, const jsonrpc_msg *msg)
+{
+    if (strcmp(msg->method, "tools/call") != 0 || !msg->params)
+        return NULL;
+    json_t *params = mcp_tool_header_params(
+        hd->srv, who, json_string_value(json_object_get(msg->params, "name")));
+    json_t *args = json_object_get(msg->params, "arguments");
+    const char *why = NULL, *prop;
+    json_t *suffix;
+    json_object_foreach (params, prop, suffix) {
+        char name[192];
+        snprintf(name, sizeof name, "Mcp-Param-%s", json_string_value(suffix));
+        const char *v;
+        size_t n;
+        int present = header_view(c, name, &v, &n);
+        char *body = param_text(json_object_get(args, prop));
+        if (!body && present)
+            why = "Header mismatch: an Mcp-Param header is present but the body has no value";
+        else if (body && !present)
+            why = "Header mismatch: an Mcp-Param header is required for a tool argument";
+        else if (body && !header_chars_valid(v, n))
+            why = "Header mismatch: an Mcp-Param header has invalid characters";
+        else if (body && !mcp_name_matches(v, n, body, strlen(body)))
+            why = "Header mismatch: an Mcp-Param header does not match the argument (or is "
+                  "not valid base64)";
+        free(body);
+        if (why)
+            break;
+    }
+    json_decref(params);
+    return why;
+}
+
 /* MCP-Protocol-Version must mirror the _meta version; a message for
  * -32020 or NULL. */
 static const char *check_version_header(struct MHD_Connection *c, const char *version)
@@ -1749,6 +1798,8 @@ static enum MHD_Result post_modern(http_daemon *hd, struct MHD_Connection *c, ht
             c, msg, JSONRPC_INVALID_PARAMS,
             "Invalid params: _meta[\"" MCP_META_CLIENT_CAPS "\"] must be an object", NULL);
     why = is_request ? check_method_headers(c, msg) : NULL;
+    if (!why && is_request)
+        why = check_param_headers(hd, c, &req->who, msg);
     if (why)
         return reply_modern_error(c, msg, MCP_HEADER_MISMATCH, why, NULL);
 

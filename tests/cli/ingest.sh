@@ -203,12 +203,12 @@ if [ "$(db_engine "$DB")" = postgres ]; then
     DROP TRIGGER dbmcp_mem_items_stats_ai ON dbmcp_mem_items; DROP TRIGGER dbmcp_mem_items_stats_ad ON dbmcp_mem_items;
     DROP TRIGGER dbmcp_mem_items_stats_au ON dbmcp_mem_items; DROP FUNCTION dbmcp_mem_scope_stats_keep();
     DROP TABLE dbmcp_mem_scope_stats; DROP INDEX dbmcp_audit_trace; ALTER TABLE dbmcp_audit DROP COLUMN trace_id; DROP TABLE dbmcp_replicas;
-    ALTER TABLE dbmcp_audit DROP COLUMN auth_subject; ALTER TABLE dbmcp_audit DROP COLUMN auth_issuer; ALTER TABLE dbmcp_audit DROP COLUMN auth_token_id;"
+    ALTER TABLE dbmcp_audit DROP COLUMN auth_subject; ALTER TABLE dbmcp_audit DROP COLUMN auth_issuer; ALTER TABLE dbmcp_audit DROP COLUMN auth_token_id; DROP TABLE dbmcp_tasks;"
 else
   later="DROP TABLE dbmcp_attachments; DROP TRIGGER dbmcp_mem_items_stats_ai; DROP TRIGGER dbmcp_mem_items_stats_ad;
     DROP TRIGGER dbmcp_mem_items_stats_au; DROP TABLE dbmcp_mem_scope_stats;
     DROP INDEX dbmcp_audit_trace; ALTER TABLE dbmcp_audit DROP COLUMN trace_id; DROP TABLE dbmcp_replicas;
-    ALTER TABLE dbmcp_audit DROP COLUMN auth_subject; ALTER TABLE dbmcp_audit DROP COLUMN auth_issuer; ALTER TABLE dbmcp_audit DROP COLUMN auth_token_id;"
+    ALTER TABLE dbmcp_audit DROP COLUMN auth_subject; ALTER TABLE dbmcp_audit DROP COLUMN auth_issuer; ALTER TABLE dbmcp_audit DROP COLUMN auth_token_id; DROP TABLE dbmcp_tasks;"
   chunk_range="CAST(substr(CAST(d.content AS BLOB), c.start_byte + 1, c.end_byte - c.start_byte) AS TEXT)"
   old_schema="ALTER TABLE dbmcp_chunks ADD COLUMN text TEXT NOT NULL DEFAULT '';
     CREATE TABLE v8 (model TEXT NOT NULL, item_id INTEGER NOT NULL REFERENCES dbmcp_chunks (id) ON DELETE CASCADE,
@@ -237,7 +237,7 @@ q "$old_schema $later
 q "UPDATE dbmcp_chunks SET text = text || '!' WHERE id = (SELECT min(id) FROM dbmcp_chunks)" >/dev/null
 refused "0010 refuses a chunk that is not its range" "a chunk's text is not the range of its document it points to; dbmcp_chunks.text is kept (nothing changed)" init
 q "UPDATE dbmcp_chunks SET text = substr(text, 1, length(text) - 1) WHERE id = (SELECT min(id) FROM dbmcp_chunks)" >/dev/null
-run "0010 converts the old database" 0 init && expect_err "0010: applied" "6 migrations applied"
+run "0010 converts the old database" 0 init && expect_err "0010: applied" "7 migrations applied"
 expect_eq "0010: every chunk's text kept" "$(chunk_texts)" "$texts_new"
 answers >"$WORK/answers.old"
 cmp -s "$WORK/answers.new" "$WORK/answers.old" && [ -s "$WORK/answers.new" ] && ok "0010: the same answers after the conversion" ||

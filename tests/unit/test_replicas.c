@@ -5,7 +5,9 @@
  * claim lasts, completed only by its holder, taken again after it ran
  * out), the change listener (sleeps until a counter moves, wakes on
  * request) and the rows of legacy sessions (rev, subscriptions, the
- * per-key helpers, expiry, revocation ending them).
+ * per-key helpers, expiry, revocation ending them) and the rows of tasks
+ * (one replica writes, the other answers; owner scope, sticky terminal
+ * statuses, gathered answers, expiry).
  *
  * Each test gets a fresh migrated database and two read-write handles on
  * it, standing for two replicas: a file in its own directory under $TMPDIR
@@ -36,6 +38,7 @@
 #include "store/migrate.h"
 #include "store/notify.h"
 #include "store/sessions_store.h"
+#include "store/tasks_store.h"
 
 typedef struct fixture {
     char dir[512];  /* SQLite: mkdtemp directory holding the file */
@@ -458,6 +461,85 @@ static void test_session_key_and_expiry(void **state)
     assert_int_equal(count(f->a, "SELECT count(*) FROM dbmcp_sessions"), 1);
 }
 
+static void insert_task(store *db, const char *id, const char *owner, double ttl_s)
+{
+    tasks_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.id, sizeof r.id, "%s", id);
+    snprintf(r.owner, sizeof r.owner, "%s", owner);
+    snprintf(r.interface, sizeof r.interface, "default");
+    snprintf(r.tool, sizeof r.tool, "slow");
+    snprintf(r.call_id, sizeof r.call_id, "%s", id);
+    snprintf(r.replica, sizeof r.replica, "%s", replica_id());
+    ids_iso_from_now(ttl_s, r.expires_at);
+    r.request = "{\"name\":\"slow\",\"arguments\":{}}";
+    char now[32];
+    ids_now_iso(now);
+    dbmcp_error err;
+    if (tasks_store_insert(db, &r, now, &err) != 0)
+        fail_msg("insert: %s", err.message);
+}
+
+static void test_task_rows(void **state)
+{
+    fixture *f = *state;
+    dbmcp_error err;
+    char now[32];
+    ids_now_iso(now);
+    insert_task(f->a, "t1", "key:k1|default", 60);
+    tasks_row r;
+    /* the other replica answers; another owner sees nothing */
+    assert_int_equal(tasks_store_get(f->b, "t1", "key:k1|default", now, &r, &err), 0);
+    assert_string_equal(r.status, "working");
+    assert_true(r.progress < 0);
+    tasks_row_free(&r);
+    assert_int_equal(tasks_store_get(f->b, "t1", "key:k2|default", now, &r, &err), DBMCP_ENOTFOUND);
+    assert_int_equal(tasks_store_cancel(f->b, "t1", "key:k2|default", now, &err), DBMCP_ENOTFOUND);
+    assert_int_equal(tasks_store_cancelled(f->a, "t1", &err), 0);
+    assert_int_equal(tasks_store_progress(f->a, "t1", 3, 10, "step 3", now, &err), 0);
+    /* input_required, answered in two parts; an unasked key is dropped */
+    assert_int_equal(tasks_store_finish(f->a, "t1", "input_required", NULL, NULL, NULL,
+                                        "{\"a\":{},\"b\":{}}", "sealed", now, &err),
+                     0);
+    int resume = -1;
+    assert_int_equal(
+        tasks_store_answer(f->b, "t1", "key:k1|default", "{\"a\":1,\"zz\":2}", now, &resume, &err),
+        0);
+    assert_int_equal(resume, 0);
+    assert_int_equal(tasks_store_get(f->a, "t1", "key:k1|default", now, &r, &err), 0);
+    assert_string_equal(r.status, "input_required");
+    assert_string_equal(r.input_requests, "{\"b\":{}}");
+    assert_string_equal(r.request_state, "sealed");
+    assert_true(r.progress == 3 && r.progress_total == 10);
+    tasks_row_free(&r);
+    assert_int_equal(
+        tasks_store_answer(f->b, "t1", "key:k1|default", "{\"b\":2}", now, &resume, &err), 0);
+    assert_int_equal(resume, 1);
+    assert_int_equal(tasks_store_get(f->a, "t1", "key:k1|default", now, &r, &err), 0);
+    assert_string_equal(r.status, "working");
+    assert_null(r.input_requests);
+    assert_string_equal(r.input_responses, "{\"a\":1,\"b\":2}");
+    tasks_row_free(&r);
+    /* cancelled is terminal: a late outcome is dropped, cancel again is a no-op */
+    assert_int_equal(tasks_store_cancel(f->b, "t1", "key:k1|default", now, &err), 0);
+    assert_int_equal(tasks_store_cancelled(f->a, "t1", &err), 1);
+    assert_int_equal(
+        tasks_store_finish(f->a, "t1", "completed", NULL, "{}", NULL, NULL, NULL, now, &err),
+        DBMCP_ENOTFOUND);
+    assert_int_equal(tasks_store_cancel(f->b, "t1", "key:k1|default", now, &err), 0);
+    assert_int_equal(tasks_store_get(f->a, "t1", "key:k1|default", now, &r, &err), 0);
+    assert_string_equal(r.status, "cancelled");
+    assert_null(r.result);
+    tasks_row_free(&r);
+    /* expiry: past expires_at a task is not found, then deleted */
+    insert_task(f->a, "t2", "key:k1|default", -1);
+    assert_int_equal(tasks_store_get(f->b, "t2", "key:k1|default", now, &r, &err), DBMCP_ENOTFOUND);
+    int64_t n = 0;
+    assert_int_equal(tasks_store_expire(f->b, now, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(count(f->a, "SELECT count(*) FROM dbmcp_tasks"), 1);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 
 int main(void)
@@ -472,6 +554,7 @@ int main(void)
         TEST(test_listener_pg),
         TEST(test_session_state),
         TEST(test_session_key_and_expiry),
+        TEST(test_task_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,15 @@ INSERT INTO dbmcp_tools (name, description, input_schema, handler_kind, handler)
 ('test_input_required_result_multi_round', 'Three rounds', '{"type":"object","properties":{},"additionalProperties":false}', 'builtin', 'conformance_ir_multi_round'),
 ('test_input_required_result_tampered_state', 'Rejects a tampered requestState', '{"type":"object","properties":{},"additionalProperties":false}', 'builtin', 'conformance_ir_tampered'),
 ('test_input_required_result_capabilities', 'Asks only what the client can answer', '{"type":"object","properties":{},"additionalProperties":false}', 'builtin', 'conformance_ir_capabilities'),
-('json_schema_2020_12_tool', 'Tool with JSON Schema 2020-12 features', '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}', 'builtin', 'echo');
+('json_schema_2020_12_tool', 'Tool with JSON Schema 2020-12 features', '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}},"allOf":[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}],"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}', 'builtin', 'echo'),
+('greet', 'Says hello (never a task)', '{"type":"object","properties":{"name":{"type":"string"}},"additionalProperties":false}', 'builtin', 'conformance_greet'),
+('slow_compute', 'Sleeps `seconds`, then answers; may become a task', '{"type":"object","properties":{"seconds":{"type":"number","minimum":0,"maximum":600},"label":{"type":"string"}},"additionalProperties":false}', 'builtin', 'conformance_slow_compute'),
+('failing_job', 'Fails after a second (a tool error); must run as a task', '{"type":"object","properties":{},"additionalProperties":false}', 'builtin', 'conformance_failing_job'),
+('protocol_error_job', 'Fails below the tool (a protocol error)', '{"type":"object","properties":{},"additionalProperties":false}', 'builtin', 'conformance_protocol_error_job'),
+('confirm_delete', 'Asks for a confirmation, then answers', '{"type":"object","properties":{"filename":{"type":"string"}},"additionalProperties":false}', 'builtin', 'conformance_confirm_delete'),
+('multi_input', 'Asks two questions at once', '{"type":"object","properties":{},"additionalProperties":false}', 'builtin', 'conformance_multi_input'),
+('test_tool_with_task', 'Asks a name, then computes as a task', '{"type":"object","properties":{},"additionalProperties":false}', 'builtin', 'conformance_tool_with_task'),
+('test_custom_header', 'Echoes a region sent also as the Mcp-Param-Region header', '{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"],"additionalProperties":false}', 'builtin', 'conformance_custom_header');
 
 INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES
 ('conformance', 'test_simple_text', 1),
@@ -62,7 +70,15 @@ INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES
 ('conformance', 'test_input_required_result_multi_round', 24),
 ('conformance', 'test_input_required_result_tampered_state', 25),
 ('conformance', 'test_input_required_result_capabilities', 26),
-('conformance', 'json_schema_2020_12_tool', 27);
+('conformance', 'json_schema_2020_12_tool', 27),
+('conformance', 'greet', 28),
+('conformance', 'slow_compute', 29),
+('conformance', 'failing_job', 30),
+('conformance', 'protocol_error_job', 31),
+('conformance', 'confirm_delete', 32),
+('conformance', 'multi_input', 33),
+('conformance', 'test_tool_with_task', 34),
+('conformance', 'test_custom_header', 35);
 
 -- test://static-binary, a PNG, comes from seed/<dialect>/conformance.sql:
 -- the engines spell a blob literal differently.

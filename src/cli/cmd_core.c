@@ -167,7 +167,9 @@ const cli_command cli_cmd_init = {
     "A,B]",
     "Applies pending schema migrations (each in its own transaction). A new database gets the\n"
     "`default` interface with the builtin tools echo, server_info, list_tables,\n"
-    "describe_table, search_objects and execute_query. --demo adds the demo data set;\n"
+    "describe_table, search_objects and execute_query; the memory, document search and\n"
+    "thesaurus tools are defined too, in no interface until one lists them (--demo adds them\n"
+    "to its interfaces). --demo adds the demo data set;\n"
     "--conformance adds the fixtures of the MCP conformance suite (the interface\n"
     "`conformance`, disabled, with 27 test tools, 5 prompts and 3 resources), which a\n"
     "catalog otherwise does not show. Both may be given again later on the same database.\n"

@@ -17,6 +17,8 @@
 //   <!-- docs-check: serve-http PORT -->       a `dbmcp serve --http` of this
 //       page's demo database is running; 127.0.0.1:PORT in the commands is
 //       that server, $KEY a chatbot key (user alice) and $ADMIN_KEY an admin key
+//   <!-- docs-check: sql DB -->                the block (SQL) runs as
+//       `dbmcp sql --db DB` and must succeed; its output is not shown
 // and anywhere on a page, <!-- docs-check: skip-page — REASON --> skips every
 // block of the page. A shell example without "$ " commands and without a
 // marker is a failure: every block either runs or says why not.
@@ -104,7 +106,9 @@ function parseMarker(text, where) {
   if (m) return { kind: text.startsWith('skip-page') ? 'skip-page' : 'skip', reason: m[1] };
   m = /^serve-http\s+(\d+)$/.exec(text);
   if (m) return { kind: 'serve-http', port: m[1] };
-  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT)`);
+  m = /^sql\s+(\S+)$/.exec(text);
+  if (m) return { kind: 'sql', db: m[1] };
+  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB)`);
 }
 
 export function parsePage(file) {
@@ -133,7 +137,7 @@ export function parsePage(file) {
     for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]); j++) body.push({ text: lines[j].slice(indent), line: j + 1 });
     if (j >= lines.length) throw new Error(`${file}:${i + 1}: fenced block never closed`);
     const isShell = SHELL_TAGS.has(open[2]) || body.some((b) => b.text.startsWith('$ '));
-    if (isShell) blocks.push({ file, line: i + 1, tag: open[2], body, marker: pending });
+    if (isShell || (pending && pending.kind === 'sql')) blocks.push({ file, line: i + 1, tag: open[2], body, marker: pending });
     pending = null;
     i = j;
   }
@@ -321,13 +325,15 @@ async function main() {
     const runnable = [];
     for (const b of page.blocks) {
       if (b.marker && b.marker.kind === 'skip') stats.skipped.push(`${rel}:${b.line}: ${b.marker.reason}`);
+      else if (b.marker && b.marker.kind === 'sql') runnable.push(b);
       else if (!commandsOf(b).length) fail(`${rel}:${b.line}`, 'shell block with no "$ " command and no docs-check marker: show it as "$ " commands and output, or say why it cannot run (<!-- docs-check: skip — REASON -->)');
       else runnable.push(b);
     }
     if (!runnable.length) continue;
     let run;
     try {
-      run = new PageRun(bin, verbose, !createsDemo(commandsOf(runnable[0])[0].cmd));
+      const first = commandsOf(runnable[0])[0];
+      run = new PageRun(bin, verbose, !(first && createsDemo(first.cmd)));
     } catch (e) {
       fail(rel, e.message);
       continue;
@@ -336,6 +342,15 @@ async function main() {
       for (const b of runnable) {
         if (b.marker && b.marker.kind === 'serve-http') await run.serveHttp(b.marker.port);
         stats.run++;
+        if (b.marker && b.marker.kind === 'sql') {
+          stats.commands++;
+          const sqlFile = path.join(run.tmp, 'block.sql');
+          fs.writeFileSync(sqlFile, b.body.map((l) => l.text).join('\n') + '\n');
+          const r = run.sh(`dbmcp sql --db '${b.marker.db}' < '${sqlFile}'`);
+          if (verbose) console.log(`run  ${rel}:${b.line}: SQL on ${b.marker.db}\n${r.out}\n[exit ${r.status}]`);
+          if (r.status !== 0) fail(`${rel}:${b.line}`, `SQL block on ${b.marker.db}: exit status ${r.status}\n${r.out}`);
+          continue;
+        }
         for (const c of commandsOf(b)) {
           stats.commands++;
           const r = run.sh(run.substitute(c.cmd));

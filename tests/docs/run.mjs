@@ -19,6 +19,8 @@
 //       that server, $KEY a chatbot key (user alice) and $ADMIN_KEY an admin key
 //   <!-- docs-check: sql DB -->                the block (SQL) runs as
 //       `dbmcp sql --db DB` and must succeed; its output is not shown
+//   <!-- docs-check: file NAME -->             the block's text is written to
+//       NAME in the page's directory, for the commands after it
 // and anywhere on a page, <!-- docs-check: skip-page — REASON --> skips every
 // block of the page. A shell example without "$ " commands and without a
 // marker is a failure: every block either runs or says why not.
@@ -108,7 +110,9 @@ function parseMarker(text, where) {
   if (m) return { kind: 'serve-http', port: m[1] };
   m = /^sql\s+(\S+)$/.exec(text);
   if (m) return { kind: 'sql', db: m[1] };
-  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB)`);
+  m = /^file\s+([A-Za-z0-9._-]+)$/.exec(text);
+  if (m) return { kind: 'file', name: m[1] };
+  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB, file NAME)`);
 }
 
 export function parsePage(file) {
@@ -137,7 +141,7 @@ export function parsePage(file) {
     for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]); j++) body.push({ text: lines[j].slice(indent), line: j + 1 });
     if (j >= lines.length) throw new Error(`${file}:${i + 1}: fenced block never closed`);
     const isShell = SHELL_TAGS.has(open[2]) || body.some((b) => b.text.startsWith('$ '));
-    if (isShell || (pending && pending.kind === 'sql')) blocks.push({ file, line: i + 1, tag: open[2], body, marker: pending });
+    if (isShell || (pending && (pending.kind === 'sql' || pending.kind === 'file'))) blocks.push({ file, line: i + 1, tag: open[2], body, marker: pending });
     pending = null;
     i = j;
   }
@@ -325,7 +329,7 @@ async function main() {
     const runnable = [];
     for (const b of page.blocks) {
       if (b.marker && b.marker.kind === 'skip') stats.skipped.push(`${rel}:${b.line}: ${b.marker.reason}`);
-      else if (b.marker && b.marker.kind === 'sql') runnable.push(b);
+      else if (b.marker && (b.marker.kind === 'sql' || b.marker.kind === 'file')) runnable.push(b);
       else if (!commandsOf(b).length) fail(`${rel}:${b.line}`, 'shell block with no "$ " command and no docs-check marker: show it as "$ " commands and output, or say why it cannot run (<!-- docs-check: skip — REASON -->)');
       else runnable.push(b);
     }
@@ -342,6 +346,10 @@ async function main() {
       for (const b of runnable) {
         if (b.marker && b.marker.kind === 'serve-http') await run.serveHttp(b.marker.port);
         stats.run++;
+        if (b.marker && b.marker.kind === 'file') {
+          fs.writeFileSync(path.join(run.work, b.marker.name), b.body.map((l) => l.text).join('\n') + '\n');
+          continue;
+        }
         if (b.marker && b.marker.kind === 'sql') {
           stats.commands++;
           const sqlFile = path.join(run.tmp, 'block.sql');

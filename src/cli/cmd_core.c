@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agent/memory_summary.h"
+#include "catalog/catalog.h"
 #include "cli/cli.h"
 #include "docs/demo.h"
 #include "core/log.h"
@@ -364,7 +365,15 @@ static void print_call_error(cli_args *a, const mcp_identity *id, const char *to
     int rc = db ? reg_memberships_get(db, REG_TOOL, tool, &direct, NULL, &err) : -1;
     store_close(db);
     char tool_word[300], args_word[1024], iface_word[200];
-    if (!rc && direct.n > 0)
+    const char *allowed = cli_flag(a, "allowed-tools");
+    if (!allowed)
+        allowed = getenv("DBMCP_ALLOWED_TOOLS");
+    if (!rc && direct.n > 0 && allowed && !catalog_name_allowed(allowed, tool))
+        /* pasting the usual hint would meet the same allowlist */
+        fprintf(stderr,
+                "); the allowlist (--allowed-tools or DBMCP_ALLOWED_TOOLS: %s) leaves it out\n",
+                cli_safe(allowed));
+    else if (!rc && direct.n > 0)
         fprintf(stderr, "); interface %s lists it: `dbmcp call %s %s --interface %s%s`\n",
                 cli_safe(direct.v[0]), cli_shell_word(tool, tool_word, sizeof tool_word),
                 cli_shell_word(args_text, args_word, sizeof args_word),

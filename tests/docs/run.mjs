@@ -53,6 +53,8 @@ const MASKS = [
   [/(^|[\s'"(=:])\/(?:[^\s/'"():]+\/)+/g, '$1<DIR>/'],
   // ISO 8601 timestamps
   [/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?/g, '<TIME>'],
+  // HTTP dates (the Date header)
+  [/\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT\b/g, '<TIME>'],
   // durations
   [/\b\d+(?:\.\d+)? ?(?:ms|µs)\b/g, '<DURATION>'],
   [/\b\d+h \d\dm \d\ds\b/g, '<DURATION>'],

@@ -25,8 +25,8 @@
 // block of the page. A shell example without "$ " commands and without a
 // marker is a failure: every block either runs or says why not.
 //
-// Each page runs in a fresh temporary directory holding demo.db (made by
-// `dbmcp init --db demo.db --demo`, unless that is the page's first command)
+// Each page runs in a fresh temporary directory holding demo.db (a copy of one
+// fresh `dbmcp init --db demo.db --demo`, unless that is the page's first command)
 // and build/dbmcp; `dbmcp` is on PATH. The
 // commands of a page run in order, in one directory, and exported variables
 // carry over from one command to the next. Before comparing, both sides pass
@@ -103,7 +103,7 @@ function matches(shown, actual) {
 
 // --- parsing a page ----------------------------------------------------------------------
 const SHELL_TAGS = new Set(['sh', 'shell', 'bash', 'console']);
-const MARKER_RE = /<!--\s*docs-check:\s*(.*?)\s*-->/;
+const MARKER_RE = /^\s*<!--\s*docs-check:\s*(.*?)\s*-->\s*$/; // a line of its own
 
 function parseMarker(text, where) {
   let m = /^skip(?:-page)?\s*(?:—|–|-|:)\s*(\S.*)$/.exec(text);
@@ -184,7 +184,7 @@ function createsDemo(cmd) {
 
 // --- running -----------------------------------------------------------------------------
 class PageRun {
-  constructor(bin, verbose, initDemo) {
+  constructor(bin, verbose, demoTemplate) {
     this.verbose = verbose;
     this.tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dbmcp-docs.'));
     fs.chmodSync(this.tmp, 0o755);
@@ -204,9 +204,8 @@ class PageRun {
     };
     this.ports = []; // [actual, shown]
     this.server = null;
-    if (!initDemo) return;
-    const init = this.sh('dbmcp init --db demo.db --demo');
-    if (init.status !== 0) throw new Error(`dbmcp init --db demo.db --demo failed:\n${init.out}`);
+    if (!demoTemplate) return;
+    for (const f of fs.readdirSync(demoTemplate)) if (f.startsWith('demo.db')) fs.copyFileSync(path.join(demoTemplate, f), path.join(this.work, f));
   }
 
   // One command in the page's shell state; its output as joinOutput gives it.
@@ -264,6 +263,17 @@ exit $__status
   }
 }
 
+// One fresh `dbmcp init --db demo.db --demo`, copied into each page's directory.
+let templateDir = null;
+function makeDemoTemplate(bin) {
+  templateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dbmcp-docs-demo.'));
+  const r = spawnSync(bin, ['init', '--db', 'demo.db', '--demo'], { cwd: templateDir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: templateDir } });
+  if (r.status !== 0) throw new Error(`dbmcp init --db demo.db --demo failed:\n${r.stdout}${r.stderr}`);
+}
+function demoTemplate() {
+  return templateDir;
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     import('node:net').then(({ createServer }) => {
@@ -309,6 +319,13 @@ async function main() {
     for (const f of fs.readdirSync(path.join(ROOT, 'docs')).sort()) if (f.endsWith('.md')) pages.push(path.join(ROOT, 'docs', f));
   }
 
+  try {
+    makeDemoTemplate(bin);
+  } catch (e) {
+    console.log(`FAIL ${e.message}`);
+    process.exit(1);
+  }
+  process.on('exit', () => fs.rmSync(templateDir, { recursive: true, force: true }));
   const stats = { pages: 0, run: 0, commands: 0, skipped: [], failures: 0 };
   const fail = (where, msg) => {
     stats.failures++;
@@ -339,7 +356,7 @@ async function main() {
     let run;
     try {
       const first = commandsOf(runnable[0])[0];
-      run = new PageRun(bin, verbose, !(first && createsDemo(first.cmd)));
+      run = new PageRun(bin, verbose, first && createsDemo(first.cmd) ? null : demoTemplate());
     } catch (e) {
       fail(rel, e.message);
       continue;
@@ -369,7 +386,8 @@ async function main() {
           const where = `${rel}:${c.line}`;
           if (verbose) console.log(`run  ${where}: $ ${c.cmd}\n${r.out}\n[exit ${r.status}]`);
           if (r.status !== c.exit) {
-            fail(where, `$ ${c.cmd}\n  exit status ${r.status}, the page says ${c.exit}${c.exit ? '' : ' (mark another with "# exit N")'}\n${unifiedDiff(shown, actual)}`);
+            const diff = matches(shown, actual) ? '' : unifiedDiff(shown, actual);
+            fail(where, `$ ${c.cmd}\n  exit status ${r.status}, the page says ${c.exit}${c.exit ? '' : ' (mark another with "# exit N")'}\n${diff}`);
           } else if (!matches(shown, actual)) {
             fail(where, `$ ${c.cmd}\n  output differs\n${unifiedDiff(shown, actual)}`);
           }

@@ -62,6 +62,7 @@ run_stage unit make -j2 unit
 run_stage unit-asan make -j2 unit-asan
 run_stage repair-corpus node tests/cases/repair/generate.mjs --check
 run_stage cli-repair tests/cli/repair.sh
+run_stage docs scripts/docs-check.sh
 run_stage cli-sql tests/cli/sql.sh
 run_stage cli-admin tests/cli/admin.sh
 run_stage cli-plans tests/cli/plans.sh

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent/memory_summary.h"
+#include "catalog/catalog.h"
 #include "cli/cli.h"
 #include "docs/demo.h"
 #include "core/log.h"
@@ -171,7 +172,9 @@ const cli_command cli_cmd_init = {
     "A,B]",
     "Applies pending schema migrations (each in its own transaction). A new database gets the\n"
     "`default` interface with the builtin tools echo, server_info, list_tables,\n"
-    "describe_table, search_objects and execute_query. --demo adds the demo data set;\n"
+    "describe_table, search_objects and execute_query; the memory, document search and\n"
+    "thesaurus tools are defined too, in no interface until one lists them (--demo adds them\n"
+    "to its interfaces). --demo adds the demo data set;\n"
     "--conformance adds the fixtures of the MCP conformance suite (the interface\n"
     "`conformance`, disabled, with 27 test tools, 5 prompts and 3 resources), which a\n"
     "catalog otherwise does not show. Both may be given again later on the same database.\n"
@@ -426,7 +429,15 @@ static void print_call_error(cli_args *a, const mcp_identity *id, const char *to
     int rc = db ? reg_memberships_get(db, REG_TOOL, tool, &direct, NULL, &err) : -1;
     store_close(db);
     char tool_word[300], args_word[1024], iface_word[200];
-    if (!rc && direct.n > 0)
+    const char *allowed = cli_flag(a, "allowed-tools");
+    if (!allowed)
+        allowed = getenv("DBMCP_ALLOWED_TOOLS");
+    if (!rc && direct.n > 0 && allowed && !catalog_name_allowed(allowed, tool))
+        /* pasting the usual hint would meet the same allowlist */
+        fprintf(stderr,
+                "); the allowlist (--allowed-tools or DBMCP_ALLOWED_TOOLS: %s) leaves it out\n",
+                cli_safe(allowed));
+    else if (!rc && direct.n > 0)
         fprintf(stderr, "); interface %s lists it: `dbmcp call %s %s --interface %s%s`\n",
                 cli_safe(direct.v[0]), cli_shell_word(tool, tool_word, sizeof tool_word),
                 cli_shell_word(args_text, args_word, sizeof args_word),

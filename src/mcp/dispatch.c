@@ -500,7 +500,11 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
     const reg_tool *tool = snap ? catalog_find_tool(snap, name) : NULL;
     tool_handler_fn fn = tool ? resolve_handler(tool) : NULL;
     if (!tool || !fn || (args_in && !json_is_object(args_in))) {
-        if (!tool || !fn) {
+        /* An unlisted tool is a refusal (status denied, class not_found),
+         * audited like an unknown one; arguments that are not an object
+         * are the caller's error. */
+        int unlisted = !tool || !fn;
+        if (unlisted) {
             /* the name is the caller's: cut on a character boundary */
             char *shown = text_safe_bound(name ? name : "(missing name)", 256, 0);
             snprintf(text, sizeof text, "Unknown tool: %s", shown ? shown : "");
@@ -508,7 +512,8 @@ json_t *mcp_dispatch_tool_call(mcp_server *srv, mcp_session *s, mcp_call_ctx *ct
         } else
             snprintf(text, sizeof text, "arguments must be a JSON object");
         set_rpc(rpc_code, rpc_message, rpc_message_size, JSONRPC_INVALID_PARAMS, text);
-        mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start, "error", DBMCP_ENOTFOUND,
+        mcp_audit_simple(srv, s, ctx, "tools/call", name, call_id, start,
+                         unlisted ? "denied" : "error", unlisted ? DBMCP_ENOTFOUND : DBMCP_EINVAL,
                          text, 0, -1, NULL, 0);
         count_call(s, ctx, tool ? tool->name : NULL, 1, start);
         return NULL;

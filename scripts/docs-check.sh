@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# docs-check.sh — the doc runner (tests/docs/run.mjs): every shell example of
+# README.md and docs/*.md runs on a fresh demo database and its output must
+# match the page (docs/contributing-docs.md). First the runner is tested on
+# its fixtures (tests/docs/fixtures/): a good page passes, a page with a
+# wrong output, a wrong exit status or an unmarked block fails, naming the
+# line. Stage docs of scripts/test.sh.
+#
+# Usage: scripts/docs-check.sh [PAGE...]   (no PAGE: every page; needs build/dbmcp, node)
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+BIN="$ROOT/build/dbmcp"
+[ -x "$BIN" ] || { echo "docs-check.sh: build/dbmcp not built (run make)" >&2; exit 1; }
+# the pages' commands see no DBMCP_* of the caller (a DBMCP_DB would hide a missing --db)
+while read -r var; do unset "$var"; done < <(compgen -e | grep -E '^DBMCP_' || true)
+
+run() { node tests/docs/run.mjs --bin "$BIN" "$@"; }
+selftest_fail=0
+expect() { # expect NAME STATUS PATTERN FIXTURE: the runner's exit status and a line of its output
+  local name=$1 want=$2 pattern=$3 fixture=$4 out status
+  out=$(run "tests/docs/fixtures/$fixture" 2>&1)
+  status=$?
+  if [ "$status" -eq "$want" ] && grep -qF -- "$pattern" <<<"$out"; then
+    echo "ok   runner: $name"
+  else
+    echo "FAIL runner: $name (exit $status, want $want; no line with: $pattern)"
+    echo "$out" | sed 's/^/    /'
+    selftest_fail=1
+  fi
+}
+if [ $# -eq 0 ]; then
+  expect "a good page passes" 0 "1 blocks run (4 commands), 1 blocks skipped, 0 failures" good.md
+  expect "a wrong output fails with its line" 1 "FAIL tests/docs/fixtures/wrong-output.md:4:" wrong-output.md
+  expect "the failure shows a unified diff" 1 "+| Ost | Ostdeutschland | 2700 | 17248 | 4543087.92 |" wrong-output.md
+  expect "a wrong exit status fails" 1 "exit status 1, the page says 0" wrong-exit.md
+  expect "an unmarked block fails" 1 "FAIL tests/docs/fixtures/unmarked.md:3: shell block with no" unmarked.md
+  [ "$selftest_fail" -eq 0 ] || exit 1
+fi
+run "$@"

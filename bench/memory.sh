@@ -13,7 +13,8 @@
 # Environment:
 #   DBMCP        dbmcp binary (default build/dbmcp)
 #   BENCH_ARGS   driver options, e.g. "--seeds 42,7 --scale 20000" (default:
-#                seeds 42,7,2026, 60 sessions each, --scale 100000)
+#                seeds 42,7,2026, 60 sessions each, --scale 100000); the searches
+#                alone on a database loaded before: "--reuse DB --peer OLD --rounds 2"
 #   BENCH_OUT    JSON results (default build/bench/memory-results.json)
 set -euo pipefail
 
@@ -32,6 +33,11 @@ mkdir -p "$(dirname "$out")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The stock FTS5 peer of the keyword searches (fts5_peer.c), for --reuse runs.
+peer_bin=build/bench/fts5_peer
+if [ ! -x "$peer_bin" ] || [ bench/memory/fts5_peer.c -nt "$peer_bin" ]; then
+  ${CC:-cc} -O2 -o "$peer_bin" bench/memory/fts5_peer.c -lsqlite3 || fail "cannot build $peer_bin"
+fi
 # shellcheck disable=SC2086
-node bench/memory/run.mjs --dbmcp "$(realpath "$dbmcp")" --work "$work" --out "$out" ${BENCH_ARGS:---seeds 42,7,2026}
+node bench/memory/run.mjs --dbmcp "$(realpath "$dbmcp")" --work "$work" --out "$out" --fts5-peer "$(realpath "$peer_bin")" ${BENCH_ARGS:---seeds 42,7,2026}
 echo "bench-memory: results in $out" >&2

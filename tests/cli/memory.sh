@@ -592,6 +592,31 @@ expect "with the builtin embedder, hybrid recall is keyword recall by default (i
 set_setting memory.vector_weight.builtin 1
 http "$KEY" memory_search '{"query":"locker 7 code"}'
 expect "recall now uses the vectors too" is 'r.hits[0].embedded===true && r.hits.some(h=>h.scores.vector_rank>0) && r.mode==="hybrid"'
+# The approximate index (HNSW graph) on this small set with its threshold
+# lowered: the same top hits as the exact scan; after the vectors change, a
+# graph of the older version is never used (every answer equals the exact
+# one of the new version, whether the graph has caught up yet or not).
+VQ='{"query":"locker 7 code","mode":"vector","limit":5,"min_relevance":0}'
+ids() { j 'JSON.stringify(r.hits.map(h=>h.id))'; }
+http "$KEY" memory_search "$VQ"
+EXACT=$(ids)
+expect "below memory.ann_min_vectors (100000) the vector side is exact" is 'r.hits.length===5 && r.approximate===undefined'
+set_setting memory.ann_min_vectors 1
+approx_same() { http "$KEY" memory_search "$VQ" && is 'r.approximate===true' && [ "$(ids)" = "$EXACT" ]; }
+expect "past memory.ann_min_vectors (lowered to 1) the graph answers, with the exact top 5" wait_until approx_same
+set_setting memory.vector_refresh_s 0
+SID=$(sql "SELECT id FROM dbmcp_mem_sessions ORDER BY id LIMIT 1") # no new session: compaction below counts them
+http "$KEY" save_message "{\"session_id\":\"$SID\",\"role\":\"user\",\"content\":\"New code for locker 7: the code for locker 7 is now 999.\"}"
+set_setting memory.ann_min_vectors -1
+new_exact() { http "$KEY" memory_search "$VQ" && is 'r.hits.some(h=>h.text.includes("now 999")&&h.embedded)'; }
+wait_until new_exact
+EXACT=$(ids)
+set_setting memory.ann_min_vectors 1
+http "$KEY" memory_search "$VQ"
+expect "after new vectors, the first answer is the exact one of the new version (no stale graph)" \
+  test "$(ids)" = "$EXACT"
+expect "and the graph catches up with the new version, with the exact top 5" wait_until approx_same
+set_setting memory.ann_min_vectors 100000
 stop_server TERM
 "$BIN" memory jobs --db "$DB" >"$OUT" 2>"$ERR"
 expect "memory jobs reports an empty queue" grep -q "pending jobs: 0" "$OUT"

@@ -561,6 +561,7 @@ STUB_PID=""
 DB="$(test_db jobs)" || exit 1
 init
 KEY=$("$BIN" keys create --db "$DB" --interface memory --user frank 2>/dev/null)
+KEY2=$("$BIN" keys create --db "$DB" --interface memory --user grace 2>/dev/null)
 # An embedding service nothing can answer (no socket can listen on port 0, so
 # every connection is refused at once): jobs fail and back off.
 set_setting embed.kind http
@@ -617,6 +618,14 @@ expect "after new vectors, the first answer is the exact one of the new version 
   test "$(ids)" = "$EXACT"
 expect "and the graph catches up with the new version, with the exact top 5" wait_until approx_same
 set_setting memory.ann_min_vectors 100000
+# The scope's ids the vector side keeps per data version are per user: a
+# second user's message about the same locker never reaches frank, and
+# frank's never reach her, cached or not.
+http "$KEY2" save_message '{"role":"user","content":"Grace here: the code for locker 7 is 4242."}'
+grace_found() { http "$KEY2" memory_search "$VQ" && is 'r.hits.length>0 && r.hits.every(h=>h.text.includes("Grace")) && r.hits[0].embedded'; }
+expect "another user's vector search finds only her own message" wait_until grace_found
+http "$KEY" memory_search "$VQ"
+expect "and frank's vector search never returns it" is 'r.hits.length===5 && !r.hits.some(h=>h.text.includes("Grace"))'
 stop_server TERM
 "$BIN" memory jobs --db "$DB" >"$OUT" 2>"$ERR"
 expect "memory jobs reports an empty queue" grep -q "pending jobs: 0" "$OUT"
@@ -630,8 +639,9 @@ start_server
 no_active_sessions() { [ "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")" = 0 ]; }
 wait_until no_active_sessions
 stop_server TERM
+# frank's 20 sessions and grace's one
 expect "serve compacts expired sessions on its schedule" \
-  test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")/$(sql "SELECT count(*) FROM dbmcp_mem_episodes")" = "0/20"
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")/$(sql "SELECT count(*) FROM dbmcp_mem_episodes")" = "0/21"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -13,7 +13,8 @@
 # Environment:
 #   DBMCP        dbmcp binary (default build/dbmcp)
 #   BENCH_ARGS   driver options, e.g. "--seeds 42,7 --scale 20000" (default:
-#                seeds 42,7,2026, 60 sessions each, --scale 100000)
+#                seeds 42,7,2026, 60 sessions each, --scale 100000); the searches
+#                alone on a database loaded before: "--reuse DB --peer OLD --rounds 2"
 #   BENCH_OUT    JSON results (default build/bench/memory-results.json)
 #   DBMCP_TEST_PG  a PostgreSQL server's base URI: the scale part runs on a
 #                fresh database there (BENCH_ARGS must hold --only scale)
@@ -46,6 +47,11 @@ fi
 echo "bench-memory: the floor on this disk ($work): operations per second, CPU µs per operation" >&2
 "$floor" "$work" 1 | tee "$work/floor.json"
 
+# The stock FTS5 peer of the keyword searches (fts5_peer.c), for --reuse runs.
+peer_bin=build/bench/fts5_peer
+if [ ! -x "$peer_bin" ] || [ bench/memory/fts5_peer.c -nt "$peer_bin" ]; then
+  ${CC:-cc} -O2 -o "$peer_bin" bench/memory/fts5_peer.c -lsqlite3 || fail "cannot build $peer_bin"
+fi
 # shellcheck disable=SC2086
-node bench/memory/run.mjs --dbmcp "$(realpath "$dbmcp")" --work "$work" --out "$out" ${BENCH_ARGS:---seeds 42,7,2026}
+node bench/memory/run.mjs --dbmcp "$(realpath "$dbmcp")" --work "$work" --out "$out" --fts5-peer "$(realpath "$peer_bin")" ${BENCH_ARGS:---seeds 42,7,2026}
 echo "bench-memory: results in $out" >&2

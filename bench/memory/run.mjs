@@ -22,6 +22,9 @@
 //                     [--only scale]                      (skip the retrieval part)
 //                     [--peer PATH]   the scale part again with another dbmcp binary (say
 //                                     the build before a change), side by side with ratios
+//                     [--reuse DB [--rounds N]]  only the searches, on a copy of a database the
+//                                     scale part loaded (with --peer: both builds, alternating)
+//                     [--wait-graph 1]  time hybrid only once the HNSW graph answers
 //
 // With DBMCP_TEST_PG set (a PostgreSQL server's base URI, tests/cli/lib/db.mjs)
 // the scale part runs on a fresh database on that server (--only scale).
@@ -302,6 +305,62 @@ async function echoFloor(srv, key) {
   return { callsPerS: perS, p50: pct(t, 50) };
 }
 
+// Search latency on a loaded database: the first call of each mode right
+// after the server started (cold: nothing cached, the vector index not yet
+// in memory) apart, then QUERIES calls per mode one after the other.
+async function searchLatency(srv, key) {
+  const ds = generate({ seed: SEED, sessions: SESSIONS });
+  const qs = Array.from({ length: QUERIES }, (_, i) => ds.questions[i % ds.questions.length].q);
+  const lat = {};
+  for (const mode of ["keyword", "hybrid"]) {
+    const first = process.hrtime.bigint();
+    await call(srv, key, "memory_search", { query: qs[0], tiers: ["message"], mode, limit: 10 });
+    const coldMs = Number(process.hrtime.bigint() - first) / 1e6;
+    // --wait-graph: the timed hybrid calls start once the HNSW graph answers
+    // (its build runs in the background after the first vector search).
+    let graphS;
+    if (mode === "hybrid" && args["wait-graph"]) {
+      const g0 = Date.now();
+      while (!(await call(srv, key, "memory_search", { query: qs[0], tiers: ["message"], mode, limit: 10 })).approximate) {
+        if (Date.now() - g0 > 3600e3) die("the graph did not answer within an hour");
+        await new Promise((r) => setTimeout(r, 5000));
+      }
+      graphS = (Date.now() - g0) / 1000;
+      log(`graph answered ${graphS.toFixed(0)} s after the first hybrid call`);
+    }
+    const t = [];
+    let approximate = 0;
+    const c0 = cpuMs(srv);
+    for (const q of qs) {
+      const s = process.hrtime.bigint();
+      const r = await call(srv, key, "memory_search", { query: q, tiers: ["message"], mode, limit: 10 });
+      t.push(Number(process.hrtime.bigint() - s) / 1e6);
+      if (r.approximate) approximate++;
+    }
+    lat[mode] = { coldMs, p50: pct(t, 50), p95: pct(t, 95), n: t.length,
+      cpuMs: (cpuMs(srv) - c0) / t.length, approximate, graphS };
+  }
+  return lat;
+}
+
+// --reuse DB: the searches alone on a database the scale part loaded before
+// (a copy of it, so the use counters of one run do not reach the next),
+// with this build and with --peer, each server started fresh; the first
+// call of each mode is the call right after the start.
+async function reuse(bin, src, name) {
+  const db = copyDb(src, name);
+  const key = dbmcpWith(bin, "keys", "create", "--db", db, "--interface", "memory", "--user", "scale").trim();
+  for (const kv of (args.set || "").split(",").filter(Boolean)) {
+    const [k, v] = kv.split("=");
+    execFileSync("sqlite3", [db, `INSERT OR REPLACE INTO dbmcp_settings (key, value) VALUES ('${k.replace(/'/g, "")}', '${v.replace(/'/g, "")}')`]);
+  }
+  const srv = await startServer(db, bin);
+  const lat = await searchLatency(srv, key);
+  const floor = await echoFloor(srv, key);
+  await stopServer(srv);
+  return { latencyMs: lat, floor };
+}
+
 async function scale(bin = BIN, name = "scale.db") {
   const { db, key } = freshDb(name, "scale", bin);
   const srv = await startServer(db, bin);
@@ -327,23 +386,7 @@ async function scale(bin = BIN, name = "scale.db") {
   // wait for the last publication so no index rebuild falls into the timed searches.
   await new Promise((r) => setTimeout(r, 11000));
   const embedded = SCALE; // every message is a distinct item, embedded by now
-  const ds = generate({ seed: SEED, sessions: SESSIONS });
-  const qs = Array.from({ length: QUERIES }, (_, i) => ds.questions[i % ds.questions.length].q);
-  const lat = {};
-  for (const mode of ["keyword", "hybrid"]) {
-    const first = process.hrtime.bigint();
-    await call(srv, key, "memory_search", { query: qs[0], tiers: ["message"], mode, limit: 10 });
-    const coldMs = Number(process.hrtime.bigint() - first) / 1e6;
-    const t = [];
-    const c0 = cpuMs(srv);
-    for (const q of qs) {
-      const s = process.hrtime.bigint();
-      await call(srv, key, "memory_search", { query: q, tiers: ["message"], mode, limit: 10 });
-      t.push(Number(process.hrtime.bigint() - s) / 1e6);
-    }
-    lat[mode] = { coldMs, p50: pct(t, 50), p95: pct(t, 95), n: t.length,
-      cpuMs: (cpuMs(srv) - c0) / t.length };
-  }
+  const lat = await searchLatency(srv, key);
   const floor = await echoFloor(srv, key);
   await stopServer(srv);
   return { messages: SCALE, clients: CLIENTS, writeS, writesPerS: SCALE / writeS, writeCpuUs, pendingAtEnd,
@@ -354,6 +397,31 @@ async function scale(bin = BIN, name = "scale.db") {
 
 const out = { when: new Date().toISOString(), engine: process.env.DBMCP_TEST_PG ? "postgres" : "sqlite" };
 if (process.env.DBMCP_TEST_PG && args.only !== "scale") die("on PostgreSQL only --only scale runs (the retrieval part copies SQLite files)");
+if (args.reuse) {
+  // Searches only, on a loaded database; the peer first when there is one.
+  const runs = [];
+  for (let round = 0; round < +(args.rounds || 1); round++) {
+    if (PEER) runs.push(["peer", await reuse(PEER, args.reuse, "reuse-peer.db")]);
+    runs.push(["dbmcp", await reuse(BIN, args.reuse, "reuse.db")]);
+  }
+  out.reuse = runs;
+  if (args["fts5-peer"]) {
+    // Stock FTS5 BM25 over the same messages, timed inside its own process (fts5_peer.c).
+    const ds = generate({ seed: SEED, sessions: SESSIONS });
+    const qs = Array.from({ length: QUERIES }, (_, i) => ds.questions[i % ds.questions.length].q);
+    out.fts5 = JSON.parse(execFileSync(args["fts5-peer"], [args.reuse], { input: qs.join("\n") + "\n", encoding: "utf8" }));
+  }
+  console.log(`\nmemory_search on ${args.reuse}: ${QUERIES} queries per mode; first = first call after the server started`);
+  console.log("| build | mode | first call (ms) | p50 (ms) | p95 (ms) | server CPU per call (ms) | floor: echo p50 (ms) |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+  for (const [who, r] of runs)
+    for (const m of ["keyword", "hybrid"])
+      console.log(`| ${who} | ${m}${r.latencyMs[m].approximate ? ` (graph: ${r.latencyMs[m].approximate}/${r.latencyMs[m].n})` : ""} | ${r.latencyMs[m].coldMs.toFixed(1)} | ${r.latencyMs[m].p50.toFixed(2)} | ${r.latencyMs[m].p95.toFixed(2)} | ${r.latencyMs[m].cpuMs.toFixed(2)} | ${r.floor.p50.toFixed(2)} |`);
+  if (out.fts5)
+    console.log(`| stock FTS5 bm25() ORDER BY rank LIMIT 10, in process (${out.fts5.rows} rows) | keyword | | ${(out.fts5.p50_us / 1000).toFixed(2)} | ${(out.fts5.p95_us / 1000).toFixed(2)} | | |`);
+  if (args.out) fs.writeFileSync(args.out, JSON.stringify(out, null, 2));
+  agent.destroy();
+  process.exit(0);
+}
 if (args.only !== "scale") out.retrieval = await retrieval();
 const f = (x) => x.toFixed(3);
 const R = out.retrieval;

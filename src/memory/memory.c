@@ -16,6 +16,7 @@
 
 #include "core/ids.h"
 #include "core/log.h"
+#include "search/ann.h"
 #include "search/engine.h"
 #include "memory/memory_internal.h"
 #include "store/memory_store.h"
@@ -73,6 +74,8 @@ void mem_config_default(mem_config *c)
     c->job_backoff_s = 5;
     c->job_lease_s = 300;
     c->vector_refresh_s = 10;
+    c->ann_min_vectors = SEARCH_ANN_MIN_VECTORS_DEFAULT;
+    c->ann_ef = SEARCH_ANN_EF_DEFAULT;
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -118,6 +121,8 @@ static int config_row(void *ctx, store_stmt *row)
         {"job_max_attempts", offsetof(mem_config, job_max_attempts), 1, 100},
         {"job_backoff_s", offsetof(mem_config, job_backoff_s), 0, 86400},
         {"job_lease_s", offsetof(mem_config, job_lease_s), 1, 86400},
+        {"ann_min_vectors", offsetof(mem_config, ann_min_vectors), -1, 1L << 40},
+        {"ann_ef", offsetof(mem_config, ann_ef), 1, SEARCH_ANN_EF_MAX},
     };
     static const struct {
         const char *name;

@@ -103,6 +103,9 @@ typedef struct mem_config {
                                      again after it */
     double vector_refresh_s;      /* memory.vector_refresh_s (10): how often new vectors are
                                      published to searches (each publication rebuilds the index) */
+    long ann_min_vectors;         /* memory.ann_min_vectors (100000): vectors of the scope from
+                                     which recall's vector side uses the HNSW graph; -1 = never */
+    long ann_ef;                  /* memory.ann_ef (64): graph candidates per search */
 } mem_config;
 
 /* Defaults above. */

@@ -16,6 +16,7 @@
 #include "search/content_words.h"
 #include "search/engine.h"
 #include "store/memory_store.h"
+#include "store/search_index.h"
 
 static const search_corpus memory_corpus = {"dbmcp_mem_fts", "dbmcp_mem_vectors",
                                             MSTORE_VERSION_KEY};
@@ -79,6 +80,115 @@ static int in_scope(void *ctx, int64_t id)
             hi = mid;
     }
     return lo < s->n && s->ids[lo] == id;
+}
+
+/* --- the scope's ids, cached per data version ------------------------------------------- *
+ *
+ * The vector side filters the shared index by the scope's item ids. Reading
+ * them is a query over the whole scope (100 ms and more at 100k items), so
+ * the ids of an unfiltered request are kept per database, scope, tiers and
+ * memory data version (MSTORE_VERSION_KEY: bumped whenever vectors are
+ * published or items dropped). The version is read before the ids, so ids
+ * are never filed under a version older than they are. An item saved after
+ * the ids were read has no vector in a snapshot of that version either;
+ * every hit is resolved again within the scope (collect). A small ring,
+ * the oldest entry makes room; entries are shared by reference. */
+#define SCOPE_IDS_CACHE_SIZE 8
+
+typedef struct scope_ids_entry {
+    char *key;   /* database, user, agent, tiers, version */
+    id_set *set; /* shared; freed by the last reference */
+    int *refs;   /* references to set: the cache's and each search's */
+} scope_ids_entry;
+
+static pthread_mutex_t ids_lock = PTHREAD_MUTEX_INITIALIZER;
+static scope_ids_entry ids_cache[SCOPE_IDS_CACHE_SIZE];
+static size_t ids_next;
+
+/* Under ids_lock. */
+static void ids_unref_locked(id_set *set, int *refs)
+{
+    if (set && --*refs == 0) {
+        free(set->ids);
+        free(set);
+        free(refs);
+    }
+}
+
+static void ids_release(id_set *set, int *refs)
+{
+    pthread_mutex_lock(&ids_lock);
+    ids_unref_locked(set, refs);
+    pthread_mutex_unlock(&ids_lock);
+}
+
+/* The scope's ids for tiers (no attribute filter) into *set with a
+ * reference in *refs for the caller (ids_release), from the cache when the
+ * data version has not moved. */
+static int scope_ids_cached(store *db, const mem_scope *scope, int tiers, id_set **set, int **refs,
+                            dbmcp_error *err)
+{
+    *set = NULL;
+    *refs = NULL;
+    int64_t version = 0;
+    int rc = search_index_version(db, MSTORE_VERSION_KEY, &version, err);
+    if (rc)
+        return rc;
+    char *key = NULL;
+    if (asprintf(&key, "%s\x1f%s\x1f%s\x1f%d\x1f%lld", store_identity(db), scope->user_id,
+                 scope->agent_id, tiers, (long long)version) < 0)
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    pthread_mutex_lock(&ids_lock);
+    for (size_t i = 0; i < SCOPE_IDS_CACHE_SIZE && !*set; i++)
+        if (ids_cache[i].key && strcmp(ids_cache[i].key, key) == 0) {
+            *set = ids_cache[i].set;
+            *refs = ids_cache[i].refs;
+            ++**refs;
+        }
+    pthread_mutex_unlock(&ids_lock);
+    if (*set) {
+        free(key);
+        return 0;
+    }
+    id_set *s = calloc(1, sizeof *s);
+    int *r = malloc(sizeof *r);
+    if (!s || !r) {
+        free(s);
+        free(r);
+        free(key);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
+    rc = mstore_scope_item_ids_filtered(db, scope->user_id, scope->agent_id, tiers, NULL, &s->ids,
+                                        &s->n, err);
+    if (rc) {
+        free(s);
+        free(r);
+        free(key);
+        return rc;
+    }
+    *r = 2; /* the cache's and the caller's */
+    pthread_mutex_lock(&ids_lock);
+    scope_ids_entry *e = &ids_cache[ids_next];
+    ids_next = (ids_next + 1) % SCOPE_IDS_CACHE_SIZE;
+    free(e->key);
+    ids_unref_locked(e->set, e->refs);
+    *e = (scope_ids_entry){key, s, r};
+    pthread_mutex_unlock(&ids_lock);
+    *set = s;
+    *refs = r;
+    return 0;
+}
+
+void mem_scope_ids_cache_clear(void)
+{
+    pthread_mutex_lock(&ids_lock);
+    for (size_t i = 0; i < SCOPE_IDS_CACHE_SIZE; i++) {
+        free(ids_cache[i].key);
+        ids_unref_locked(ids_cache[i].set, ids_cache[i].refs);
+        memset(&ids_cache[i], 0, sizeof ids_cache[i]);
+    }
+    ids_next = 0;
+    pthread_mutex_unlock(&ids_lock);
 }
 
 /* --- resolving a candidate -------------------------------------------------------------- */
@@ -262,6 +372,10 @@ static int run_search(const search_index_scope *readable, store *db, const mem_c
         sr.filter_count = scope_ids->n;
     }
     sr.emb = emb;
+    /* 0 is the engine's "default": the setting's -1 (never) and any
+     * positive threshold pass through as they are. */
+    sr.ann_min_vectors = cfg->ann_min_vectors ? cfg->ann_min_vectors : 1;
+    sr.ann_ef = (int)cfg->ann_ef;
     sr.min_relevance = out->min_relevance;
     if (*mode == SEARCH_HYBRID) {
         sr.candidates = SEARCH_MAX_K;
@@ -386,7 +500,8 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
     /* Which items may be ranked: the keyword side tests each match in SQL
      * (the scope's eligible condition); only the vector side, whose index
      * holds every scope's vectors, needs the scope's item ids. */
-    id_set scope_ids = {NULL, 0};
+    id_set scope_ids = {NULL, 0}, *shared_ids = NULL;
+    int *shared_refs = NULL;
     mstore_item_filter f;
     int filtered = item_filter(req, &f);
     int tiers = req->tiers ? req->tiers : MEM_TIER_ALL;
@@ -395,10 +510,12 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
     int rc = mstore_search_scope_filtered(db, scope->user_id, scope->agent_id, tiers,
                                           filtered ? &f : NULL, eligible, sizeof eligible,
                                           &readable, err);
-    if (!rc && smode != SEARCH_KEYWORD)
-        rc =
-            mstore_scope_item_ids_filtered(db, scope->user_id, scope->agent_id, tiers,
-                                           filtered ? &f : NULL, &scope_ids.ids, &scope_ids.n, err);
+    if (!rc && smode != SEARCH_KEYWORD && filtered)
+        rc = mstore_scope_item_ids_filtered(db, scope->user_id, scope->agent_id, tiers, &f,
+                                            &scope_ids.ids, &scope_ids.n, err);
+    else if (!rc && smode != SEARCH_KEYWORD &&
+             !(rc = scope_ids_cached(db, scope, tiers, &shared_ids, &shared_refs, err)))
+        scope_ids = *shared_ids; /* borrowed: released below, not freed */
     int ek = k * 4 < 40 ? 40 : k * 4;
     if (ek > SEARCH_MAX_K)
         ek = SEARCH_MAX_K;
@@ -409,7 +526,10 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
                         smode == SEARCH_KEYWORD ? NULL : &scope_ids, ek, &res, out, err);
     free((char *)f.metadata);
     mode = (int)smode;
-    free(scope_ids.ids);
+    if (shared_ids)
+        ids_release(shared_ids, shared_refs);
+    else
+        free(scope_ids.ids);
     if (rc) {
         if (rc == DBMCP_EINVAL || rc == DBMCP_ETOOBIG)
             dbmcp_error_prefix(err, "query");
@@ -421,6 +541,7 @@ int mem_search(store *db, const mem_scope *scope, const mem_config *cfg, const m
     out->vector_candidates = res.vector_count;
     out->vectors_total = res.vectors_total;
     out->keyword_capped = res.keyword_capped;
+    out->approximate = res.approximate;
     /* With the vector side off the items still say whether they have a vector. */
     const char *model = res.model[0] ? res.model : emb ? embedder_model(emb) : NULL;
     rc = collect(db, scope, cfg, req, &res, model, out, err);

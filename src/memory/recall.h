@@ -98,6 +98,7 @@ typedef struct mem_hit_list {
     double weight_vector; /* RRF weight of the vector list (hybrid), by embedder kind */
     int keyword_capped;   /* more items matched than memory.keyword_rows_max: the oldest
                              were not ranked */
+    int approximate;      /* the vector side's candidates came from the HNSW graph */
 } mem_hit_list;
 
 /* The process-wide embedder configured by the settings embed.* (opened on
@@ -105,6 +106,9 @@ typedef struct mem_hit_list {
 embedder *mem_embedder(store *db, dbmcp_error *err);
 /* Forget the shared embedder (process exit, tests). */
 void mem_embedder_reset(void);
+/* Forget the scopes' item ids recall keeps per data version for its vector
+ * side (tests, process exit). */
+void mem_scope_ids_cache_clear(void);
 
 /* Run one search (see above). DBMCP_EINVAL for a query without searchable
  * words, a bad mode; err names the field. */

@@ -326,8 +326,9 @@ void mem_worker_stop(mem_worker *w)
     pthread_join(w->thread, NULL);
     store_close(w->db);
     /* serve stops the worker after its transports returned: no tool call
-     * uses the shared embedder any more. */
+     * uses the shared embedder or recall's cached scope ids any more. */
     mem_embedder_reset();
+    mem_scope_ids_cache_clear();
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->wake);
     free(w);

@@ -225,6 +225,8 @@ static int run_search(tool_env *env, mem_call *c, const json_t *args, mem_search
         json_object_set_new(r, "note", json_string(l.note));
     if (l.keyword_capped)
         json_object_set_new(r, "keyword_capped", json_true());
+    if (l.approximate)
+        json_object_set_new(r, "approximate", json_true());
     size_t n = l.count;
     mem_hit_list_free(&l);
     return finish(out, r, env, (int64_t)n);

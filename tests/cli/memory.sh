@@ -561,6 +561,7 @@ STUB_PID=""
 DB="$(test_db jobs)" || exit 1
 init
 KEY=$("$BIN" keys create --db "$DB" --interface memory --user frank 2>/dev/null)
+KEY2=$("$BIN" keys create --db "$DB" --interface memory --user grace 2>/dev/null)
 # An embedding service nothing can answer (no socket can listen on port 0, so
 # every connection is refused at once): jobs fail and back off.
 set_setting embed.kind http
@@ -592,6 +593,39 @@ expect "with the builtin embedder, hybrid recall is keyword recall by default (i
 set_setting memory.vector_weight.builtin 1
 http "$KEY" memory_search '{"query":"locker 7 code"}'
 expect "recall now uses the vectors too" is 'r.hits[0].embedded===true && r.hits.some(h=>h.scores.vector_rank>0) && r.mode==="hybrid"'
+# The approximate index (HNSW graph) on this small set with its threshold
+# lowered: the same top hits as the exact scan; after the vectors change, a
+# graph of the older version is never used (every answer equals the exact
+# one of the new version, whether the graph has caught up yet or not).
+VQ='{"query":"locker 7 code","mode":"vector","limit":5,"min_relevance":0}'
+ids() { j 'JSON.stringify(r.hits.map(h=>h.id))'; }
+http "$KEY" memory_search "$VQ"
+EXACT=$(ids)
+expect "below memory.ann_min_vectors (100000) the vector side is exact" is 'r.hits.length===5 && r.approximate===undefined'
+set_setting memory.ann_min_vectors 1
+approx_same() { http "$KEY" memory_search "$VQ" && is 'r.approximate===true' && [ "$(ids)" = "$EXACT" ]; }
+expect "past memory.ann_min_vectors (lowered to 1) the graph answers, with the exact top 5" wait_until approx_same
+set_setting memory.vector_refresh_s 0
+SID=$(sql "SELECT id FROM dbmcp_mem_sessions ORDER BY id LIMIT 1") # no new session: compaction below counts them
+http "$KEY" save_message "{\"session_id\":\"$SID\",\"role\":\"user\",\"content\":\"New code for locker 7: the code for locker 7 is now 999.\"}"
+set_setting memory.ann_min_vectors -1
+new_exact() { http "$KEY" memory_search "$VQ" && is 'r.hits.some(h=>h.text.includes("now 999")&&h.embedded)'; }
+wait_until new_exact
+EXACT=$(ids)
+set_setting memory.ann_min_vectors 1
+http "$KEY" memory_search "$VQ"
+expect "after new vectors, the first answer is the exact one of the new version (no stale graph)" \
+  test "$(ids)" = "$EXACT"
+expect "and the graph catches up with the new version, with the exact top 5" wait_until approx_same
+set_setting memory.ann_min_vectors 100000
+# The scope's ids the vector side keeps per data version are per user: a
+# second user's message about the same locker never reaches frank, and
+# frank's never reach her, cached or not.
+http "$KEY2" save_message '{"role":"user","content":"Grace here: the code for locker 7 is 4242."}'
+grace_found() { http "$KEY2" memory_search "$VQ" && is 'r.hits.length>0 && r.hits.every(h=>h.text.includes("Grace")) && r.hits[0].embedded'; }
+expect "another user's vector search finds only her own message" wait_until grace_found
+http "$KEY" memory_search "$VQ"
+expect "and frank's vector search never returns it" is 'r.hits.length===5 && !r.hits.some(h=>h.text.includes("Grace"))'
 stop_server TERM
 "$BIN" memory jobs --db "$DB" >"$OUT" 2>"$ERR"
 expect "memory jobs reports an empty queue" grep -q "pending jobs: 0" "$OUT"
@@ -605,8 +639,9 @@ start_server
 no_active_sessions() { [ "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")" = 0 ]; }
 wait_until no_active_sessions
 stop_server TERM
+# frank's 20 sessions and grace's one
 expect "serve compacts expired sessions on its schedule" \
-  test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")/$(sql "SELECT count(*) FROM dbmcp_mem_episodes")" = "0/20"
+  test "$(sql "SELECT count(*) FROM dbmcp_mem_sessions WHERE state='active'")/$(sql "SELECT count(*) FROM dbmcp_mem_episodes")" = "0/21"
 
 # --- acknowledged means durable: kill -9 during concurrent writes ---------------------------------
 # Eight clients write at once, so their calls share group-commit transactions

@@ -3,8 +3,8 @@
 
 CREATE TABLE dbmcp_replicas (
     replica_id text COLLATE "C" PRIMARY KEY,
-    url        text,
-    started_at text NOT NULL,
-    beat_at    text NOT NULL,
-    status     text NOT NULL
+    url        text COLLATE "C",
+    started_at text COLLATE "C" NOT NULL,
+    beat_at    text COLLATE "C" NOT NULL,
+    status     text COLLATE "C" NOT NULL
 );

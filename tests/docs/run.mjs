@@ -21,6 +21,13 @@
 //       `dbmcp sql --db DB` and must succeed; its output is not shown
 //   <!-- docs-check: file NAME -->             the block's text is written to
 //       NAME in the page's directory, for the commands after it
+//   <!-- docs-check: capture KEY as PLACEHOLDER --> the first "KEY": VALUE a
+//       command of the block prints replaces PLACEHOLDER in every later
+//       command of the page (and VALUE becomes PLACEHOLDER in outputs)
+//   <!-- docs-check: llm-stub PORT SCENARIO -->  the scripted LLM stand-in
+//       (tests/stub/openai-stub.mjs) plays SCENARIO (a file under tests/);
+//       127.0.0.1:PORT is its address, a later serve-http server's model; every
+//       step must be requested and no expectation may fail
 // and anywhere on a page, <!-- docs-check: skip-page — REASON --> skips every
 // block of the page. A shell example without "$ " commands and without a
 // marker is a failure: every block either runs or says why not.
@@ -114,7 +121,11 @@ function parseMarker(text, where) {
   if (m) return { kind: 'sql', db: m[1] };
   m = /^file\s+([A-Za-z0-9._-]+)$/.exec(text);
   if (m) return { kind: 'file', name: m[1] };
-  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB, file NAME)`);
+  m = /^capture\s+([A-Za-z0-9_]+)\s+as\s+(\S+)$/.exec(text);
+  if (m) return { kind: 'capture', key: m[1], placeholder: m[2] };
+  m = /^llm-stub\s+(\d+)\s+([A-Za-z0-9._/-]+\.json)$/.exec(text);
+  if (m) return { kind: 'llm-stub', port: m[1], scenario: m[2] };
+  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB, file NAME, capture KEY as PLACEHOLDER, llm-stub PORT SCENARIO.json)`);
 }
 
 export function parsePage(file) {
@@ -203,7 +214,9 @@ class PageRun {
       TZ: 'UTC',
     };
     this.ports = []; // [actual, shown]
+    this.captures = []; // [actual, placeholder]
     this.server = null;
+    this.stub = null; // the scripted LLM stand-in, when an llm-stub marker started it
     if (!demoTemplate) return;
     for (const f of fs.readdirSync(demoTemplate)) if (f.startsWith('demo.db')) fs.copyFileSync(path.join(demoTemplate, f), path.join(this.work, f));
   }
@@ -233,9 +246,11 @@ exit $__status
       fs.appendFileSync(this.envFile, `export KEY='${keyOf(key.out)}' ADMIN_KEY='${keyOf(admin.out)}'\n`);
       const port = await freePort();
       const log = fs.openSync(path.join(this.tmp, 'serve.log'), 'w');
+      // after an llm-stub marker, the server's model is the stand-in
+      const env = this.stub ? { ...this.env, DBMCP_LLM_URL: `http://127.0.0.1:${this.stub.port}/v1`, DBMCP_LLM_MODEL: 'stub-model', DBMCP_LLM_API_KEY_ENV: 'none' } : this.env;
       this.server = spawn(path.join(this.binDir, 'dbmcp'), ['serve', '--db', 'demo.db', '--http', `127.0.0.1:${port}`], {
         cwd: this.work,
-        env: this.env,
+        env,
         stdio: ['ignore', log, log],
       });
       this.serverPort = String(port);
@@ -247,18 +262,72 @@ exit $__status
     this.ports.push([this.serverPort, shownPort]);
   }
 
+  // The scripted LLM stand-in (tests/stub/openai-stub.mjs) on a free port,
+  // playing SCENARIO (a conversation file under tests/); 127.0.0.1:PORT in
+  // the commands is its address. One stub per page: a second marker must
+  // name the same scenario.
+  async startStub(scenario, shownPort) {
+    if (this.stub) {
+      if (this.stub.scenario !== scenario) throw new Error(`a page has one llm-stub; it plays ${this.stub.scenario}, not ${scenario}`);
+    } else {
+      const file = path.resolve(ROOT, scenario);
+      if (!file.startsWith(path.join(ROOT, 'tests') + path.sep) || !fs.existsSync(file)) throw new Error(`llm-stub: ${scenario} is not a scenario file under tests/`);
+      const child = spawn('node', [path.join(ROOT, 'tests/stub/openai-stub.mjs'), '--port', '0', '--scenario', file, '--log', path.join(this.tmp, 'stub.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const port = await new Promise((resolve, reject) => {
+        let out = '';
+        let err = '';
+        const timer = setTimeout(() => reject(new Error(`llm-stub: no port after 10 s\n${err}`)), 10000);
+        child.stderr.on('data', (d) => (err += d));
+        child.stdout.on('data', (d) => {
+          out += d;
+          const m = /^(\d+)\n/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`llm-stub exited (${code}): ${err}`)));
+      });
+      child.stdout.resume();
+      this.stub = { child, port, scenario };
+    }
+    this.ports.push([this.stub.port, shownPort]);
+  }
+
+  // The stand-in's verdict: every scripted step served, no expectation failed.
+  async stubProblems() {
+    if (!this.stub) return [];
+    const state = await (await fetch(`http://127.0.0.1:${this.stub.port}/stub/state`)).json();
+    const problems = (state.failures || []).map((f) => `stub expectation failed: ${JSON.stringify(f)}`);
+    if (state.chat_remaining) problems.push(`${state.chat_remaining} scripted step(s) of ${this.stub.scenario} never requested`);
+    return problems;
+  }
+
+  // After a capture marker: the first "KEY": VALUE in a command's output is what
+  // PLACEHOLDER stands for in the commands after it (and in outputs, back).
+  capture(marker, out) {
+    if (this.captures.some(([, ph]) => ph === marker.placeholder)) return true;
+    const m = new RegExp(`"${marker.key}"\\s*:\\s*(?:"([^"\\n]*)"|(-?\\d+))`).exec(out);
+    if (!m) return false;
+    this.captures.push([m[1] !== undefined ? m[1] : m[2], marker.placeholder]);
+    return true;
+  }
+
   substitute(cmd) {
     for (const [actual, shown] of this.ports) cmd = cmd.split(`127.0.0.1:${shown}`).join(`127.0.0.1:${actual}`);
+    for (const [actual, ph] of this.captures) cmd = cmd.split(ph).join(actual);
     return cmd;
   }
 
   unsubstitute(out) {
     for (const [actual, shown] of this.ports) out = out.split(`127.0.0.1:${actual}`).join(`127.0.0.1:${shown}`);
+    for (const [actual, ph] of this.captures) if (actual.length >= 3) out = out.split(actual).join(ph);
     return out;
   }
 
   close() {
     if (this.server) this.server.kill('SIGTERM');
+    if (this.stub) this.stub.child.kill('SIGTERM');
     if (!process.env.KEEP) fs.rmSync(this.tmp, { recursive: true, force: true });
   }
 }
@@ -363,6 +432,7 @@ async function main() {
     }
     try {
       for (const b of runnable) {
+        if (b.marker && b.marker.kind === 'llm-stub') await run.startStub(b.marker.scenario, b.marker.port);
         if (b.marker && b.marker.kind === 'serve-http') await run.serveHttp(b.marker.port);
         stats.run++;
         if (b.marker && b.marker.kind === 'file') {
@@ -378,9 +448,11 @@ async function main() {
           if (r.status !== 0) fail(`${rel}:${b.line}`, `SQL block on ${b.marker.db}: exit status ${r.status}\n${r.out}`);
           continue;
         }
+        let captured = !(b.marker && b.marker.kind === 'capture');
         for (const c of commandsOf(b)) {
           stats.commands++;
           const r = run.sh(run.substitute(c.cmd));
+          if (!captured) captured = run.capture(b.marker, r.out);
           const actual = normalise(mask(run.unsubstitute(r.out)));
           const shown = normalise(mask(c.shown.join('\n')));
           const where = `${rel}:${c.line}`;
@@ -392,7 +464,9 @@ async function main() {
             fail(where, `$ ${c.cmd}\n  output differs\n${unifiedDiff(shown, actual)}`);
           }
         }
+        if (!captured) fail(`${rel}:${b.line}`, `capture: no command of the block printed "${b.marker.key}"`);
       }
+      for (const p of await run.stubProblems()) fail(rel, p);
     } finally {
       run.close();
     }

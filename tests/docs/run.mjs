@@ -247,7 +247,7 @@ exit $__status
       const port = await freePort();
       const log = fs.openSync(path.join(this.tmp, 'serve.log'), 'w');
       // after an llm-stub marker, the server's model is the stand-in
-      const env = this.stub ? { ...this.env, DBMCP_LLM_URL: `http://127.0.0.1:${this.stub.port}/v1`, DBMCP_LLM_MODEL: 'stub-model', DBMCP_LLM_API_KEY_ENV: 'none' } : this.env;
+      const env = this.stub ? { ...this.env, DBMCP_LLM_URL: `http://127.0.0.1:${this.stub.port}/v1`, DBMCP_LLM_MODEL: 'stub', DBMCP_LLM_API_KEY_ENV: 'none' } : this.env;
       this.server = spawn(path.join(this.binDir, 'dbmcp'), ['serve', '--db', 'demo.db', '--http', `127.0.0.1:${port}`], {
         cwd: this.work,
         env,

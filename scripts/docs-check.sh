@@ -17,7 +17,11 @@ BIN="$ROOT/build/dbmcp"
 # the pages' commands see no DBMCP_* of the caller (a DBMCP_DB would hide a missing --db)
 while read -r var; do unset "$var"; done < <(compgen -e | grep -E '^DBMCP_' || true)
 
-run() { node tests/docs/run.mjs --bin "$BIN" "$@"; }
+# one fresh demo database for the self-test's runs and the pages (init --demo takes seconds)
+DEMO=$(mktemp -d "${TMPDIR:-/tmp}/dbmcp-docs-demo.XXXXXX")
+trap 'rm -rf "$DEMO"' EXIT
+(cd "$DEMO" && "$BIN" init --db demo.db --demo >/dev/null 2>&1) || { echo "docs-check.sh: dbmcp init --db demo.db --demo failed" >&2; exit 1; }
+run() { node tests/docs/run.mjs --bin "$BIN" --demo-dir "$DEMO" "$@"; }
 selftest_fail=0
 expect() { # expect NAME STATUS PATTERN FIXTURE: the runner's exit status and a line of its output
   local name=$1 want=$2 pattern=$3 fixture=$4 out status

@@ -39,8 +39,10 @@
 // carry over from one command to the next. Before comparing, both sides pass
 // through the masks below (times, durations, ids, keys, ports, paths).
 //
-// Usage: node tests/docs/run.mjs --bin build/dbmcp [--verbose] [PAGE...]
-//        (--verbose prints every command's unmasked output)
+// Usage: node tests/docs/run.mjs --bin build/dbmcp [--verbose] [--demo-dir DIR] [PAGE...]
+//        (--verbose prints every command's unmasked output; --demo-dir: copy
+//        DIR/demo.db, a fresh demo database made by the caller, instead of
+//        making one, so that several runs share one `dbmcp init --demo`)
 //        (no PAGE: README.md and docs/*.md of the repository)
 // Exit status: 0 when every run block matched, 1 on any failure, 2 on usage.
 
@@ -121,7 +123,7 @@ function parseMarker(text, where) {
   if (m) return { kind: 'sql', db: m[1] };
   m = /^file\s+([A-Za-z0-9._-]+)$/.exec(text);
   if (m) return { kind: 'file', name: m[1] };
-  m = /^capture\s+([A-Za-z0-9_]+)\s+as\s+(\S+)$/.exec(text);
+  m = /^capture\s+([A-Za-z0-9_./-]+)\s+as\s+(\S+)$/.exec(text);
   if (m) return { kind: 'capture', key: m[1], placeholder: m[2] };
   m = /^llm-stub\s+(\d+)\s+([A-Za-z0-9._/-]+\.json)$/.exec(text);
   if (m) return { kind: 'llm-stub', port: m[1], scenario: m[2] };
@@ -307,7 +309,7 @@ exit $__status
   // PLACEHOLDER stands for in the commands after it (and in outputs, back).
   capture(marker, out) {
     if (this.captures.some(([, ph]) => ph === marker.placeholder)) return true;
-    const m = new RegExp(`"${marker.key}"\\s*:\\s*(?:"([^"\\n]*)"|(-?\\d+))`).exec(out);
+    const m = new RegExp(`"${escapeRe(marker.key)}"\\s*:\\s*(?:"([^"\\n]*)"|(-?\\d+))`).exec(out);
     if (!m) return false;
     this.captures.push([m[1] !== undefined ? m[1] : m[2], marker.placeholder]);
     return true;
@@ -369,10 +371,12 @@ async function main() {
   const args = process.argv.slice(2);
   let bin = null;
   let verbose = false;
+  let demoDir = null; // a directory holding a fresh `dbmcp init --db demo.db --demo` to copy
   const pages = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--bin') bin = args[++i];
     else if (args[i] === '--verbose') verbose = true;
+    else if (args[i] === '--demo-dir') demoDir = args[++i];
     else if (args[i].startsWith('-')) {
       console.error(`run.mjs: unknown option ${args[i]}`);
       process.exit(2);
@@ -388,13 +392,21 @@ async function main() {
     for (const f of fs.readdirSync(path.join(ROOT, 'docs')).sort()) if (f.endsWith('.md')) pages.push(path.join(ROOT, 'docs', f));
   }
 
-  try {
-    makeDemoTemplate(bin);
-  } catch (e) {
-    console.log(`FAIL ${e.message}`);
-    process.exit(1);
+  if (demoDir) {
+    if (!fs.existsSync(path.join(demoDir, 'demo.db'))) {
+      console.log(`FAIL --demo-dir ${demoDir}: no demo.db in it`);
+      process.exit(1);
+    }
+    templateDir = path.resolve(demoDir);
+  } else {
+    try {
+      makeDemoTemplate(bin);
+    } catch (e) {
+      console.log(`FAIL ${e.message}`);
+      process.exit(1);
+    }
+    process.on('exit', () => fs.rmSync(templateDir, { recursive: true, force: true }));
   }
-  process.on('exit', () => fs.rmSync(templateDir, { recursive: true, force: true }));
   const stats = { pages: 0, run: 0, commands: 0, skipped: [], failures: 0 };
   const fail = (where, msg) => {
     stats.failures++;

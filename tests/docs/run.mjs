@@ -219,6 +219,7 @@ class PageRun {
     this.captures = []; // [actual, placeholder]
     this.server = null;
     this.stub = null; // the scripted LLM stand-in, when an llm-stub marker started it
+    this.stubFailures = []; // verdicts of stand-ins already stopped
     if (!demoTemplate) return;
     for (const f of fs.readdirSync(demoTemplate)) if (f.startsWith('demo.db')) fs.copyFileSync(path.join(demoTemplate, f), path.join(this.work, f));
   }
@@ -266,12 +267,16 @@ exit $__status
 
   // The scripted LLM stand-in (tests/stub/openai-stub.mjs) on a free port,
   // playing SCENARIO (a conversation file under tests/); 127.0.0.1:PORT in
-  // the commands is its address. One stub per page: a second marker must
-  // name the same scenario.
+  // the commands is its address. A marker naming another scenario stops the
+  // running stand-in (its verdict counts) and starts one for the new one.
   async startStub(scenario, shownPort) {
-    if (this.stub) {
-      if (this.stub.scenario !== scenario) throw new Error(`a page has one llm-stub; it plays ${this.stub.scenario}, not ${scenario}`);
-    } else {
+    if (this.stub && this.stub.scenario !== scenario) {
+      this.stubFailures.push(...(await this.stubProblems()));
+      this.stub.child.kill('SIGTERM');
+      this.ports = this.ports.filter(([actual]) => actual !== this.stub.port);
+      this.stub = null;
+    }
+    if (!this.stub) {
       const file = path.resolve(ROOT, scenario);
       if (!file.startsWith(path.join(ROOT, 'tests') + path.sep) || !fs.existsSync(file)) throw new Error(`llm-stub: ${scenario} is not a scenario file under tests/`);
       const child = spawn('node', [path.join(ROOT, 'tests/stub/openai-stub.mjs'), '--port', '0', '--scenario', file, '--log', path.join(this.tmp, 'stub.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -478,7 +483,7 @@ async function main() {
         }
         if (!captured) fail(`${rel}:${b.line}`, `capture: no command of the block printed "${b.marker.key}"`);
       }
-      for (const p of await run.stubProblems()) fail(rel, p);
+      for (const p of [...run.stubFailures, ...(await run.stubProblems())]) fail(rel, p);
     } finally {
       run.close();
     }

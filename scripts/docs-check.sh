@@ -41,7 +41,7 @@ if [ $# -eq 0 ]; then
   expect "the failure shows a unified diff" 1 "+| Ost | Ostdeutschland | 2700 | 17248 | 4543087.92 |" wrong-output.md
   expect "a wrong exit status fails" 1 "exit status 1, the page says 0" wrong-exit.md
   expect "an unmarked block fails" 1 "FAIL tests/docs/fixtures/unmarked.md:3: shell block with no" unmarked.md
-  expect "a captured id feeds the next command" 0 "1 blocks run (2 commands), 0 blocks skipped, 0 failures" capture.md
+  expect "a captured id feeds the next command" 0 "2 blocks run (4 commands), 0 blocks skipped, 0 failures" capture.md
   expect "a capture that finds nothing fails" 1 'FAIL tests/docs/fixtures/capture-missing.md:4: capture: no command of the block printed "session_id"' capture-missing.md
   expect "an unused step of the LLM stand-in fails" 1 "1 scripted step(s) of tests/docs/fixtures/llm-stub.json never requested" llm-stub-unused.md
   expect "a request the LLM stand-in did not expect fails" 1 'stub expectation failed: {"seq":1,"step":0,"failures":["model is' llm-stub-expect.md

@@ -23,7 +23,8 @@
 //       NAME in the page's directory, for the commands after it
 //   <!-- docs-check: capture KEY as PLACEHOLDER --> the first "KEY": VALUE a
 //       command of the block prints replaces PLACEHOLDER in every later
-//       command of the page (and VALUE becomes PLACEHOLDER in outputs)
+//       command of the page (and VALUE becomes PLACEHOLDER in outputs);
+//       capture /REGEX/ as PLACEHOLDER: the value is the regex's one group
 //   <!-- docs-check: llm-stub PORT SCENARIO -->  the scripted LLM stand-in
 //       (tests/stub/openai-stub.mjs) plays SCENARIO (a file under tests/);
 //       127.0.0.1:PORT is its address, a later serve-http server's model; every
@@ -125,9 +126,20 @@ function parseMarker(text, where) {
   if (m) return { kind: 'file', name: m[1] };
   m = /^capture\s+([A-Za-z0-9_./-]+)\s+as\s+(\S+)$/.exec(text);
   if (m) return { kind: 'capture', key: m[1], placeholder: m[2] };
+  m = /^capture\s+\/(.+)\/\s+as\s+(\S+)$/.exec(text);
+  if (m) {
+    let re;
+    try {
+      re = new RegExp(m[1]);
+    } catch (e) {
+      throw new Error(`${where}: capture /${m[1]}/: ${e.message}`);
+    }
+    if (new RegExp(`${m[1]}|`).exec('').length !== 2) throw new Error(`${where}: capture /${m[1]}/: the pattern needs exactly one group (the value)`);
+    return { kind: 'capture', re, key: `/${m[1]}/`, placeholder: m[2] };
+  }
   m = /^llm-stub\s+(\d+)\s+([A-Za-z0-9._/-]+\.json)$/.exec(text);
   if (m) return { kind: 'llm-stub', port: m[1], scenario: m[2] };
-  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB, file NAME, capture KEY as PLACEHOLDER, llm-stub PORT SCENARIO.json)`);
+  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB, file NAME, capture KEY as PLACEHOLDER, capture /REGEX/ as PLACEHOLDER, llm-stub PORT SCENARIO.json)`);
 }
 
 export function parsePage(file) {
@@ -314,7 +326,8 @@ exit $__status
   // PLACEHOLDER stands for in the commands after it (and in outputs, back).
   capture(marker, out) {
     if (this.captures.some(([, ph]) => ph === marker.placeholder)) return true;
-    const m = new RegExp(`"${escapeRe(marker.key)}"\\s*:\\s*(?:"([^"\\n]*)"|(-?\\d+))`).exec(out);
+    const re = marker.re || new RegExp(`"${escapeRe(marker.key)}"\\s*:\\s*(?:"([^"\\n]*)"|(-?\\d+))`);
+    const m = re.exec(out);
     if (!m) return false;
     this.captures.push([m[1] !== undefined ? m[1] : m[2], marker.placeholder]);
     return true;

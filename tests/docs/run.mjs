@@ -21,6 +21,14 @@
 //       `dbmcp sql --db DB` and must succeed; its output is not shown
 //   <!-- docs-check: file NAME -->             the block's text is written to
 //       NAME in the page's directory, for the commands after it
+//   <!-- docs-check: capture KEY as PLACEHOLDER --> the first "KEY": VALUE a
+//       command of the block prints replaces PLACEHOLDER in every later
+//       command of the page (and VALUE becomes PLACEHOLDER in outputs);
+//       capture /REGEX/ as PLACEHOLDER: the value is the regex's one group
+//   <!-- docs-check: llm-stub PORT SCENARIO -->  the scripted LLM stand-in
+//       (tests/stub/openai-stub.mjs) plays SCENARIO (a file under tests/);
+//       127.0.0.1:PORT is its address, a later serve-http server's model; every
+//       step must be requested and no expectation may fail
 // and anywhere on a page, <!-- docs-check: skip-page — REASON --> skips every
 // block of the page. A shell example without "$ " commands and without a
 // marker is a failure: every block either runs or says why not.
@@ -32,8 +40,10 @@
 // carry over from one command to the next. Before comparing, both sides pass
 // through the masks below (times, durations, ids, keys, ports, paths).
 //
-// Usage: node tests/docs/run.mjs --bin build/dbmcp [--verbose] [PAGE...]
-//        (--verbose prints every command's unmasked output)
+// Usage: node tests/docs/run.mjs --bin build/dbmcp [--verbose] [--demo-dir DIR] [PAGE...]
+//        (--verbose prints every command's unmasked output; --demo-dir: copy
+//        DIR/demo.db, a fresh demo database made by the caller, instead of
+//        making one, so that several runs share one `dbmcp init --demo`)
 //        (no PAGE: README.md and docs/*.md of the repository)
 // Exit status: 0 when every run block matched, 1 on any failure, 2 on usage.
 
@@ -114,7 +124,22 @@ function parseMarker(text, where) {
   if (m) return { kind: 'sql', db: m[1] };
   m = /^file\s+([A-Za-z0-9._-]+)$/.exec(text);
   if (m) return { kind: 'file', name: m[1] };
-  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB, file NAME)`);
+  m = /^capture\s+([A-Za-z0-9_./-]+)\s+as\s+(\S+)$/.exec(text);
+  if (m) return { kind: 'capture', key: m[1], placeholder: m[2] };
+  m = /^capture\s+\/(.+)\/\s+as\s+(\S+)$/.exec(text);
+  if (m) {
+    let re;
+    try {
+      re = new RegExp(m[1]);
+    } catch (e) {
+      throw new Error(`${where}: capture /${m[1]}/: ${e.message}`);
+    }
+    if (new RegExp(`${m[1]}|`).exec('').length !== 2) throw new Error(`${where}: capture /${m[1]}/: the pattern needs exactly one group (the value)`);
+    return { kind: 'capture', re, key: `/${m[1]}/`, placeholder: m[2] };
+  }
+  m = /^llm-stub\s+(\d+)\s+([A-Za-z0-9._/-]+\.json)$/.exec(text);
+  if (m) return { kind: 'llm-stub', port: m[1], scenario: m[2] };
+  throw new Error(`${where}: unknown docs-check marker "${text}" (skip — REASON, skip-page — REASON, serve-http PORT, sql DB, file NAME, capture KEY as PLACEHOLDER, capture /REGEX/ as PLACEHOLDER, llm-stub PORT SCENARIO.json)`);
 }
 
 export function parsePage(file) {
@@ -203,7 +228,10 @@ class PageRun {
       TZ: 'UTC',
     };
     this.ports = []; // [actual, shown]
+    this.captures = []; // [actual, placeholder]
     this.server = null;
+    this.stub = null; // the scripted LLM stand-in, when an llm-stub marker started it
+    this.stubFailures = []; // verdicts of stand-ins already stopped
     if (!demoTemplate) return;
     for (const f of fs.readdirSync(demoTemplate)) if (f.startsWith('demo.db')) fs.copyFileSync(path.join(demoTemplate, f), path.join(this.work, f));
   }
@@ -233,9 +261,11 @@ exit $__status
       fs.appendFileSync(this.envFile, `export KEY='${keyOf(key.out)}' ADMIN_KEY='${keyOf(admin.out)}'\n`);
       const port = await freePort();
       const log = fs.openSync(path.join(this.tmp, 'serve.log'), 'w');
+      // after an llm-stub marker, the server's model is the stand-in
+      const env = this.stub ? { ...this.env, DBMCP_LLM_URL: `http://127.0.0.1:${this.stub.port}/v1`, DBMCP_LLM_MODEL: 'stub', DBMCP_LLM_API_KEY_ENV: 'none' } : this.env;
       this.server = spawn(path.join(this.binDir, 'dbmcp'), ['serve', '--db', 'demo.db', '--http', `127.0.0.1:${port}`], {
         cwd: this.work,
-        env: this.env,
+        env,
         stdio: ['ignore', log, log],
       });
       this.serverPort = String(port);
@@ -247,18 +277,77 @@ exit $__status
     this.ports.push([this.serverPort, shownPort]);
   }
 
+  // The scripted LLM stand-in (tests/stub/openai-stub.mjs) on a free port,
+  // playing SCENARIO (a conversation file under tests/); 127.0.0.1:PORT in
+  // the commands is its address. A marker naming another scenario stops the
+  // running stand-in (its verdict counts) and starts one for the new one.
+  async startStub(scenario, shownPort) {
+    if (this.stub && this.stub.scenario !== scenario) {
+      this.stubFailures.push(...(await this.stubProblems()));
+      this.stub.child.kill('SIGTERM');
+      this.ports = this.ports.filter(([actual]) => actual !== this.stub.port);
+      this.stub = null;
+    }
+    if (!this.stub) {
+      const file = path.resolve(ROOT, scenario);
+      if (!file.startsWith(path.join(ROOT, 'tests') + path.sep) || !fs.existsSync(file)) throw new Error(`llm-stub: ${scenario} is not a scenario file under tests/`);
+      const child = spawn('node', [path.join(ROOT, 'tests/stub/openai-stub.mjs'), '--port', '0', '--scenario', file, '--log', path.join(this.tmp, 'stub.log')], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const port = await new Promise((resolve, reject) => {
+        let out = '';
+        let err = '';
+        const timer = setTimeout(() => reject(new Error(`llm-stub: no port after 10 s\n${err}`)), 10000);
+        child.stderr.on('data', (d) => (err += d));
+        child.stdout.on('data', (d) => {
+          out += d;
+          const m = /^(\d+)\n/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`llm-stub exited (${code}): ${err}`)));
+      });
+      child.stdout.resume();
+      this.stub = { child, port, scenario };
+    }
+    this.ports.push([this.stub.port, shownPort]);
+  }
+
+  // The stand-in's verdict: every scripted step served, no expectation failed.
+  async stubProblems() {
+    if (!this.stub) return [];
+    const state = await (await fetch(`http://127.0.0.1:${this.stub.port}/stub/state`)).json();
+    const problems = (state.failures || []).map((f) => `stub expectation failed: ${JSON.stringify(f)}`);
+    if (state.chat_remaining) problems.push(`${state.chat_remaining} scripted step(s) of ${this.stub.scenario} never requested`);
+    return problems;
+  }
+
+  // After a capture marker: the first "KEY": VALUE in a command's output is what
+  // PLACEHOLDER stands for in the commands after it (and in outputs, back).
+  capture(marker, out) {
+    if (this.captures.some(([, ph]) => ph === marker.placeholder)) return true;
+    const re = marker.re || new RegExp(`"${escapeRe(marker.key)}"\\s*:\\s*(?:"([^"\\n]*)"|(-?\\d+))`);
+    const m = re.exec(out);
+    if (!m) return false;
+    this.captures.push([m[1] !== undefined ? m[1] : m[2], marker.placeholder]);
+    return true;
+  }
+
   substitute(cmd) {
     for (const [actual, shown] of this.ports) cmd = cmd.split(`127.0.0.1:${shown}`).join(`127.0.0.1:${actual}`);
+    for (const [actual, ph] of this.captures) cmd = cmd.split(ph).join(actual);
     return cmd;
   }
 
   unsubstitute(out) {
     for (const [actual, shown] of this.ports) out = out.split(`127.0.0.1:${actual}`).join(`127.0.0.1:${shown}`);
+    for (const [actual, ph] of this.captures) if (actual.length >= 3) out = out.split(actual).join(ph);
     return out;
   }
 
   close() {
     if (this.server) this.server.kill('SIGTERM');
+    if (this.stub) this.stub.child.kill('SIGTERM');
     if (!process.env.KEEP) fs.rmSync(this.tmp, { recursive: true, force: true });
   }
 }
@@ -300,10 +389,12 @@ async function main() {
   const args = process.argv.slice(2);
   let bin = null;
   let verbose = false;
+  let demoDir = null; // a directory holding a fresh `dbmcp init --db demo.db --demo` to copy
   const pages = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--bin') bin = args[++i];
     else if (args[i] === '--verbose') verbose = true;
+    else if (args[i] === '--demo-dir') demoDir = args[++i];
     else if (args[i].startsWith('-')) {
       console.error(`run.mjs: unknown option ${args[i]}`);
       process.exit(2);
@@ -319,13 +410,21 @@ async function main() {
     for (const f of fs.readdirSync(path.join(ROOT, 'docs')).sort()) if (f.endsWith('.md')) pages.push(path.join(ROOT, 'docs', f));
   }
 
-  try {
-    makeDemoTemplate(bin);
-  } catch (e) {
-    console.log(`FAIL ${e.message}`);
-    process.exit(1);
+  if (demoDir) {
+    if (!fs.existsSync(path.join(demoDir, 'demo.db'))) {
+      console.log(`FAIL --demo-dir ${demoDir}: no demo.db in it`);
+      process.exit(1);
+    }
+    templateDir = path.resolve(demoDir);
+  } else {
+    try {
+      makeDemoTemplate(bin);
+    } catch (e) {
+      console.log(`FAIL ${e.message}`);
+      process.exit(1);
+    }
+    process.on('exit', () => fs.rmSync(templateDir, { recursive: true, force: true }));
   }
-  process.on('exit', () => fs.rmSync(templateDir, { recursive: true, force: true }));
   const stats = { pages: 0, run: 0, commands: 0, skipped: [], failures: 0 };
   const fail = (where, msg) => {
     stats.failures++;
@@ -363,6 +462,7 @@ async function main() {
     }
     try {
       for (const b of runnable) {
+        if (b.marker && b.marker.kind === 'llm-stub') await run.startStub(b.marker.scenario, b.marker.port);
         if (b.marker && b.marker.kind === 'serve-http') await run.serveHttp(b.marker.port);
         stats.run++;
         if (b.marker && b.marker.kind === 'file') {
@@ -378,9 +478,11 @@ async function main() {
           if (r.status !== 0) fail(`${rel}:${b.line}`, `SQL block on ${b.marker.db}: exit status ${r.status}\n${r.out}`);
           continue;
         }
+        let captured = !(b.marker && b.marker.kind === 'capture');
         for (const c of commandsOf(b)) {
           stats.commands++;
           const r = run.sh(run.substitute(c.cmd));
+          if (!captured) captured = run.capture(b.marker, r.out);
           const actual = normalise(mask(run.unsubstitute(r.out)));
           const shown = normalise(mask(c.shown.join('\n')));
           const where = `${rel}:${c.line}`;
@@ -392,7 +494,9 @@ async function main() {
             fail(where, `$ ${c.cmd}\n  output differs\n${unifiedDiff(shown, actual)}`);
           }
         }
+        if (!captured) fail(`${rel}:${b.line}`, `capture: no command of the block printed "${b.marker.key}"`);
       }
+      for (const p of [...run.stubFailures, ...(await run.stubProblems())]) fail(rel, p);
     } finally {
       run.close();
     }

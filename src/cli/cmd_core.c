@@ -69,7 +69,7 @@ static int refuse_user_file(cli_args *a, const char *url)
 }
 
 /* The MCP conformance suite's fixtures (the disabled interface
- * `conformance`, its 27 tools, 5 prompts and 3 resources), once: a
+ * `conformance`, its 35 tools, 5 prompts and 3 resources), once: a
  * database that has them keeps them as they are. */
 static int seed_conformance(store *db, const char *where, dbmcp_error *err)
 {

@@ -305,6 +305,7 @@ describe('docs/console.md', () => {
         const commands = doc
             .replace(/\\\n\s*/g, ' ')
             .split('\n')
+            .map((l) => l.replace(/^\$ /, ''))
             .filter((l) => /^curl -s '?http:\/\/127\.0\.0\.1:8080\/admin\/api\/v1\//.test(l));
         assert.equal(commands.length, 2, `curl examples found: ${commands.join('\n')}`);
         for (const c of commands) {

@@ -193,9 +193,9 @@ test('the console in Chromium: log in, disable a tool, revoke a key, find the ca
     await assertInert(page, 'audit call');
     await shot(page, '06-audit-call');
 
-    // The unknown tool's payload name, audited as an error, is text too.
+    // The unknown tool's payload name, audited as denied (not_found), is text too.
     await page.getByRole('link', { name: 'Back to the audit' }).click();
-    await page.getByLabel('Status').selectOption('error');
+    await page.getByLabel('Status').selectOption('denied');
     await page.getByRole('button', { name: 'Filter' }).click();
     const payloadRow = page.locator('tbody tr', { hasText: 'no_such_tool' });
     await payloadRow.first().waitFor();

@@ -179,25 +179,21 @@ static long position_offset(const PGresult *res, const char *text)
     return (long)(p - text);
 }
 
-/* A function the role may not EXECUTE (42501 "permission denied for
- * function f") is answered as an unknown function named f, as SQLite
- * answers a function it does not offer: the caller learns no more about
- * what exists than from a missing one. */
-static void denied_function(const PGresult *res, const char *state, store_failure *f)
-{
-    static const char prefix[] = "permission denied for function ";
-    const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-    if (!state || strcmp(state, "42501") != 0 || !msg ||
-        strncmp(msg, prefix, sizeof prefix - 1) != 0 || !msg[sizeof prefix - 1])
-        return;
-    store_failure_set(f, STORE_FAILURE_UNKNOWN_FUNCTION, msg + sizeof prefix - 1);
-}
-
 int pg_fail_in(pg_store *db, const PGresult *res, dbmcp_error *err, const char *what,
                const char *text)
 {
     int rc = pg_fail(db, res, err, what);
     store_failure *f = &db->failure;
+    /* A function the role may not EXECUTE (42501, no error position) is
+     * answered as an unknown function, as SQLite answers a function it
+     * does not offer: the caller learns no more than from a missing one.
+     * Its name is the call in the statement that the message names. */
+    if (f->kind == STORE_FAILURE_DENIED && res && text) {
+        const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+        store_failure_call_in(text, msg, f->name, sizeof f->name);
+        if (f->name[0])
+            f->kind = STORE_FAILURE_UNKNOWN_FUNCTION;
+    }
     long at = res && text ? position_offset(res, text) : -1;
     if (at < 0 || f->kind == STORE_FAILURE_DENIED || f->kind == STORE_FAILURE_UNKNOWN_FUNCTION ||
         f->kind == STORE_FAILURE_TIME_LIMIT || f->kind == STORE_FAILURE_CANCELLED ||
@@ -220,7 +216,6 @@ int pg_fail(pg_store *db, const PGresult *res, dbmcp_error *err, const char *wha
 {
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     store_failure_set(&db->failure, failure_kind(state), NULL);
-    denied_function(res, state, &db->failure);
     const char *msg = res ? PQresultErrorMessage(res) : PQerrorMessage(db->conn);
     char line[768];
     first_line(msg, line, sizeof line);

@@ -40,25 +40,27 @@ serve_http_start "$WORK/serve.log" "$BIN" serve --db "$DB" --http 127.0.0.1:0 --
 }
 PID=$SERVE_PID
 ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
-# All processes of the PostgreSQL server (postmaster and its children).
+# "PID TICKS" of every process of the PostgreSQL server (postmaster and
+# its children); pg_delta sums the ticks of the processes present at both
+# reads (a backend that exits in between would count negative).
 pg_ticks() {
-  local pm sum=0 p
+  local pm p
   pm=$(head -1 "$PGDATA/postmaster.pid")
   for p in $pm $(pgrep -P "$pm"); do
-    [ -r "/proc/$p/stat" ] && sum=$((sum + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+    [ -r "/proc/$p/stat" ] && echo "$p $(awk '{print $14 + $15}' "/proc/$p/stat")"
   done
-  echo "$sum"
 }
+pg_delta() { awk 'NR == FNR { t[$1] = $2; next } ($1 in t) { s += $2 - t[$1] } END { print s + 0 }' "$1" "$2"; }
 pg=0
 [ "$engine" = postgres ] && [ -n "${PGDATA:-}" ] && pg=1
 sleep 2
 t0=$(ticks)
-[ "$pg" = 1 ] && p0=$(pg_ticks)
+[ "$pg" = 1 ] && pg_ticks >"$WORK/pg0"
 sleep "$SECS"
 t1=$(ticks)
-[ "$pg" = 1 ] && p1=$(pg_ticks)
+[ "$pg" = 1 ] && pg_ticks >"$WORK/pg1"
 hz=$(getconf CLK_TCK)
 echo "$engine idle serve: $(((t1 - t0) * 1000 / hz)) ms CPU in ${SECS} s"
 if [ "$pg" = 1 ]; then
-  echo "postgres server processes: $(((p1 - p0) * 1000 / hz)) ms CPU in ${SECS} s"
+  echo "postgres server processes: $(($(pg_delta "$WORK/pg0" "$WORK/pg1") * 1000 / hz)) ms CPU in ${SECS} s"
 fi

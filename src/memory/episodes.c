@@ -12,6 +12,7 @@
 
 #include "core/ids.h"
 #include "memory/memory_internal.h"
+#include "memory/worker.h"
 #include "store/memory_store.h"
 
 /* --- episodes ------------------------------------------------------------------------ */
@@ -123,6 +124,8 @@ int mem_episode_save(store *db, const mem_scope *scope, const mem_config *cfg,
         if (rc)
             store_rollback(db);
     }
+    if (rc == 0)
+        mem_jobs_posted(); /* wake the embedding worker */
     free(text);
     free(desc);
     free(summary);

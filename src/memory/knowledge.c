@@ -11,6 +11,7 @@
 
 #include "core/ids.h"
 #include "memory/memory_internal.h"
+#include "memory/worker.h"
 #include "store/memory_store.h"
 
 /* --- knowledge -------------------------------------------------------------------------- */
@@ -105,6 +106,8 @@ int mem_knowledge_save(store *db, const mem_scope *scope, const mem_config *cfg,
         if (rc)
             store_rollback(db);
     }
+    if (rc == 0)
+        mem_jobs_posted(); /* wake the embedding worker */
     free(value);
     if (rc)
         return rc;

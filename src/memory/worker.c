@@ -5,11 +5,14 @@
 #include "memory/worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/ids.h"
 #include "core/metrics.h"
@@ -190,33 +193,114 @@ int mem_jobs_publish(store *db, dbmcp_error *err)
 
 /* --- the thread ------------------------------------------------------------------- */
 
+/* How long an idle worker sleeps when nothing wakes it: jobs written by
+ * another process on SQLite (no notifications), jobs whose backoff ran out,
+ * claims of a dead replica that expired. */
+#define FALLBACK_POLL_MS 2000
+/* After a failed batch: the service is failing, the backoff decides. */
+#define FAILED_POLL_MS 1000
+/* The PostgreSQL channel mstore_item_put NOTIFYs with each new job. */
+#define JOBS_CHANNEL "dbmcp_mem_jobs"
+
+/* The process-wide wake pipe: mem_jobs_posted and mem_worker_stop write a
+ * byte to [1], the sleeping worker watches [0]. Both ends non-blocking; a
+ * full pipe already wakes the worker, so a write that would block is
+ * dropped. */
+static int wake_pipe[2] = {-1, -1};
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
+
+static void wake_pipe_open(void)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        return; /* no pipe: the worker polls every FALLBACK_POLL_MS */
+    for (int i = 0; i < 2; i++) {
+        fcntl(p[i], F_SETFL, fcntl(p[i], F_GETFL) | O_NONBLOCK);
+        fcntl(p[i], F_SETFD, FD_CLOEXEC);
+    }
+    wake_pipe[0] = p[0];
+    wake_pipe[1] = p[1];
+}
+
+static void wake_worker(void)
+{
+    pthread_once(&wake_once, wake_pipe_open);
+    if (wake_pipe[1] >= 0) {
+        char b = 1;
+        ssize_t n = write(wake_pipe[1], &b, 1);
+        (void)n; /* EAGAIN: the pipe holds bytes already, the worker wakes */
+    }
+}
+
+void mem_jobs_posted(void)
+{
+    wake_worker();
+}
+
+static void take_wakes(void)
+{
+    char buf[64];
+    while (wake_pipe[0] >= 0 && read(wake_pipe[0], buf, sizeof buf) > 0)
+        ;
+}
+
 struct mem_worker {
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t wake;
     int stop;
     store *db;
+    char *db_url;
+    store *listen;       /* PostgreSQL: a connection LISTENing JOBS_CHANNEL; NULL to reopen */
+    int postgres;        /* the engine notifies */
     int unpublished;     /* vectors stored since the last version bump */
     double published_ms; /* monotonic time of that bump; 0 = never */
 };
 
-/* Sleep ms unless stopped; returns nonzero when asked to stop. */
+/* On PostgreSQL, (re)open the connection that LISTENs for new jobs. A
+ * failure leaves it closed: the worker then polls, and tries again at its
+ * next sleep. */
+static void listen_open(mem_worker *w)
+{
+    if (!w->postgres || w->listen)
+        return;
+    dbmcp_error err;
+    if (store_open(w->db_url, STORE_READWRITE, &w->listen, &err) != 0) {
+        log_msg(LOG_WARN, "memory", "no LISTEN connection for embedding jobs: %s", err.message);
+        w->listen = NULL;
+        return;
+    }
+    if (store_exec(w->listen, "LISTEN " JOBS_CHANNEL, &err) != 0) {
+        log_msg(LOG_WARN, "memory", "LISTEN " JOBS_CHANNEL " failed: %s", err.message);
+        store_close(w->listen);
+        w->listen = NULL;
+    }
+}
+
+static int stopping(mem_worker *w);
+
+/* Sleep up to ms, until a wake (a job posted in this process, a
+ * notification from any process on PostgreSQL, or mem_worker_stop);
+ * no CPU meanwhile. Returns nonzero when asked to stop. */
 static int nap(mem_worker *w, int ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
+    listen_open(w);
+    if (w->listen) {
+        dbmcp_error err;
+        int rc = store_wait_notify(w->listen, ms, wake_pipe[0], &err);
+        if (rc < 0) {
+            log_msg(LOG_WARN, "memory", "LISTEN connection lost: %s", err.message);
+            store_close(w->listen);
+            w->listen = NULL;
+        }
+    } else if (wake_pipe[0] >= 0) {
+        struct pollfd p = {.fd = wake_pipe[0], .events = POLLIN};
+        poll(&p, 1, ms);
+    } else {
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
     }
-    pthread_mutex_lock(&w->lock);
-    while (!w->stop && pthread_cond_timedwait(&w->wake, &w->lock, &until) != ETIMEDOUT)
-        ;
-    int stop = w->stop;
-    pthread_mutex_unlock(&w->lock);
-    return stop;
+    take_wakes();
+    return stopping(w);
 }
 
 static int stopping(mem_worker *w)
@@ -269,6 +353,18 @@ static void maybe_publish(mem_worker *w, const mem_config *cfg, int force)
     w->published_ms = now;
 }
 
+/* The idle sleep: FALLBACK_POLL_MS, shorter when unpublished vectors fall
+ * due for publication before that. */
+static int idle_ms(mem_worker *w, const mem_config *cfg)
+{
+    if (!w->unpublished)
+        return FALLBACK_POLL_MS;
+    double left = w->published_ms + cfg->vector_refresh_s * 1000.0 - ids_monotonic_ms();
+    if (left <= 0)
+        return 1;
+    return left < FALLBACK_POLL_MS ? (int)left + 1 : FALLBACK_POLL_MS;
+}
+
 static void *worker_main(void *arg)
 {
     mem_worker *w = arg;
@@ -284,7 +380,7 @@ static void *worker_main(void *arg)
         w->unpublished |= done > 0;
         maybe_publish(w, &cfg, 0);
         maybe_compact(w, &cfg, &last_compact);
-        if (done == 0 && nap(w, failed ? 1000 : 200))
+        if (done == 0 && nap(w, failed ? FAILED_POLL_MS : idle_ms(w, &cfg)))
             break;
     }
     maybe_publish(w, &cfg, 1);
@@ -297,17 +393,23 @@ int mem_worker_start(const char *db_url, mem_worker **out, dbmcp_error *err)
     mem_worker *w = calloc(1, sizeof *w);
     if (!w)
         return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    pthread_once(&wake_once, wake_pipe_open);
+    if (!(w->db_url = strdup(db_url))) {
+        free(w);
+        return dbmcp_error_set(err, DBMCP_ENOMEM, "out of memory");
+    }
     int rc = store_open(db_url, STORE_READWRITE, &w->db, err);
     if (rc) {
+        free(w->db_url);
         free(w);
         return rc;
     }
+    w->postgres = strcmp(store_dialect(w->db), "postgres") == 0;
     pthread_mutex_init(&w->lock, NULL);
-    pthread_cond_init(&w->wake, NULL);
     if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
         store_close(w->db);
+        free(w->db_url);
         pthread_mutex_destroy(&w->lock);
-        pthread_cond_destroy(&w->wake);
         free(w);
         return dbmcp_error_set(err, DBMCP_EINTERNAL, "cannot start the memory worker thread");
     }
@@ -321,15 +423,16 @@ void mem_worker_stop(mem_worker *w)
         return;
     pthread_mutex_lock(&w->lock);
     w->stop = 1;
-    pthread_cond_signal(&w->wake);
     pthread_mutex_unlock(&w->lock);
+    wake_worker();
     pthread_join(w->thread, NULL);
+    store_close(w->listen);
     store_close(w->db);
+    free(w->db_url);
     /* serve stops the worker after its transports returned: no tool call
      * uses the shared embedder or recall's cached scope ids any more. */
     mem_embedder_reset();
     mem_scope_ids_cache_clear();
     pthread_mutex_destroy(&w->lock);
-    pthread_cond_destroy(&w->wake);
     free(w);
 }

@@ -17,9 +17,15 @@
  * memory.job_max_attempts the job stays, with its last error, for
  * `dbmcp memory jobs` to show, and is no longer retried automatically.
  *
- * The worker thread runs mem_jobs_run whenever jobs are due (polling every
- * 200 ms when idle) and mem_compact every memory.compact_interval_s
- * seconds (0 = never). It uses its own connection. mem_worker_stop wakes
+ * The worker thread runs mem_jobs_run whenever jobs are due and
+ * mem_compact every memory.compact_interval_s seconds (0 = never). It uses
+ * its own connection. Idle, it sleeps without using CPU until woken: by
+ * mem_jobs_posted (a memory write of this process committed a job), on
+ * PostgreSQL also by a NOTIFY dbmcp_mem_jobs (every job insert sends one,
+ * delivered at commit, so writes of other processes and replicas wake it
+ * too, on a LISTEN connection of its own), and at the latest after 2 s
+ * (jobs written by another process on SQLite, retries whose backoff ran
+ * out, claims of a dead replica that expired). mem_worker_stop wakes
  * it, waits for the batch in progress, joins it and frees the shared
  * embedder (call it once no tool call runs any more).
  */
@@ -44,6 +50,10 @@ int mem_jobs_run(store *db, const mem_config *cfg, int limit, int *done, int *fa
  * reads every vector of the model); `dbmcp memory jobs --run` after its
  * run. Until then new items are found by keyword. */
 int mem_jobs_publish(store *db, dbmcp_error *err);
+
+/* Wake the worker of this process (if any) after a commit that queued
+ * embedding jobs. Cheap, never blocks; safe from any thread. */
+void mem_jobs_posted(void);
 
 /* Start the worker on a connection of its own to db_url. */
 int mem_worker_start(const char *db_url, mem_worker **out, dbmcp_error *err);

@@ -13,6 +13,7 @@
 
 #include "core/ids.h"
 #include "memory/memory_internal.h"
+#include "memory/worker.h"
 #include "store/commit_group.h"
 #include "store/memory_store.h"
 
@@ -302,6 +303,7 @@ int mem_message_save(store *db, const mem_scope *scope, const mem_config *cfg,
     free(calls);
     if (rc)
         return rc;
+    mem_jobs_posted(); /* wake the embedding worker */
     *out_id = c.id;
     if (deduplicated)
         *deduplicated = c.dedup;

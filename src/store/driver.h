@@ -108,6 +108,12 @@ extern const store_driver postgres_store_driver;
  * literal, or a run of operator characters; "" past the end or at
  * whitespace only. Lexical: either dialect's quotes. */
 void store_failure_token_at(const char *sql, size_t offset, char *out, size_t size);
+/* Into out (size > 0, cut to fit): the first function sql calls (a bare
+ * name followed by "(", outside quotes and literals) whose name is a whole
+ * word of msg, the engine's message in whatever language; "" when none.
+ * For failures that name a function only in their message (PostgreSQL's
+ * 42501 on a function the role may not EXECUTE). */
+void store_failure_call_in(const char *sql, const char *msg, char *out, size_t size);
 /* f with kind and name (NULL: ""), name cut to fit. */
 void store_failure_set(store_failure *f, store_failure_kind kind, const char *name);
 /* f with kind and name the n bytes at name (cut to fit). */

@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "store/driver.h"
 
@@ -124,4 +125,45 @@ const char *store_failure_kind_name(store_failure_kind kind)
     case STORE_FAILURE_MEMORY: return "memory";
     }
     return "other";
+}
+
+/* 1 when msg holds the n bytes of name as a whole word (case-insensitive
+ * ASCII: an unquoted name is folded to lower case by the engine). */
+static int has_word(const char *msg, const char *name, size_t n)
+{
+    for (const char *m = msg; n && *m; m++)
+        if (strncasecmp(m, name, n) == 0 && (m == msg || !is_name_char((unsigned char)m[-1])) &&
+            !is_name_char((unsigned char)m[n]))
+            return 1;
+    return 0;
+}
+
+void store_failure_call_in(const char *sql, const char *msg, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!sql || !msg)
+        return;
+    for (const char *p = sql; *p;) {
+        if (*p == '\'' || *p == '"' || *p == '`' || *p == '[') {
+            p = past_quoted(p, *p == '[' ? ']' : *p);
+        } else if (*p == '-' && p[1] == '-') {
+            p += strcspn(p, "\n");
+        } else if (is_name_start((unsigned char)*p) &&
+                   (p == sql || !is_name_char((unsigned char)p[-1]))) {
+            const char *end = p;
+            while (is_name_char((unsigned char)*end))
+                end++;
+            const char *q = end;
+            while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+                q++;
+            size_t n = (size_t)(end - p);
+            if (*q == '(' && has_word(msg, p, n)) {
+                snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), p);
+                return;
+            }
+            p = end;
+        } else {
+            p++;
+        }
+    }
 }

@@ -141,7 +141,13 @@ int mstore_item_put(store *db, const char *u, const char *a, const char *tier, c
         return rc;
     store_bind_int(st, ":id", *item_id);
     store_bind_text(st, ":now", now);
-    return mstore_run(st, err);
+    if ((rc = mstore_run(st, err)))
+        return rc;
+    /* PostgreSQL: wake every embedding worker LISTENing (memory/worker.h);
+     * delivered at commit, once per transaction however many jobs. */
+    if (strcmp(store_dialect(db), "postgres") == 0)
+        return store_exec(db, "NOTIFY dbmcp_mem_jobs", err);
+    return 0;
 }
 
 #define ORPHAN_WHERE                                                                               \

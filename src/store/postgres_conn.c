@@ -184,9 +184,20 @@ int pg_fail_in(pg_store *db, const PGresult *res, dbmcp_error *err, const char *
 {
     int rc = pg_fail(db, res, err, what);
     store_failure *f = &db->failure;
+    /* A function the role may not EXECUTE (42501, no error position) is
+     * answered as an unknown function, as SQLite answers a function it
+     * does not offer: the caller learns no more than from a missing one.
+     * Its name is the call in the statement that the message names. */
+    if (f->kind == STORE_FAILURE_DENIED && res && text) {
+        const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+        store_failure_call_in(text, msg, f->name, sizeof f->name);
+        if (f->name[0])
+            f->kind = STORE_FAILURE_UNKNOWN_FUNCTION;
+    }
     long at = res && text ? position_offset(res, text) : -1;
-    if (at < 0 || f->kind == STORE_FAILURE_DENIED || f->kind == STORE_FAILURE_TIME_LIMIT ||
-        f->kind == STORE_FAILURE_CANCELLED || f->kind == STORE_FAILURE_DIVISION_BY_ZERO)
+    if (at < 0 || f->kind == STORE_FAILURE_DENIED || f->kind == STORE_FAILURE_UNKNOWN_FUNCTION ||
+        f->kind == STORE_FAILURE_TIME_LIMIT || f->kind == STORE_FAILURE_CANCELLED ||
+        f->kind == STORE_FAILURE_DIVISION_BY_ZERO)
         return rc;
     store_failure_token_at(text, (size_t)at, f->name, sizeof f->name);
     if (f->kind == STORE_FAILURE_ARGUMENTS) {

@@ -2,7 +2,8 @@
 # search.sh — search relevance cases (tests/cases/search/*.json, run by
 # tests/cli/search_cases.mjs) against a fresh `dbmcp init --demo` database:
 # German, English, Japanese and Chinese queries with the demo documents
-# they must find, in keyword, vector and hybrid mode. The runner gives the
+# they must find, in keyword, vector and hybrid mode, and the same top
+# vector results as on a SQLite twin (PostgreSQL parity). The runner gives the
 # `default` interface the tool (but no documents) for the scope cases.
 # Before them: chunk resources per interface, and that documents of a
 # collection an interface cannot read leave its search_documents result
@@ -95,5 +96,13 @@ fi
 [ -s "$WORK/a-before.json" ] && grep -q '"bm25"' "$WORK/a-before.json" ||
   { echo "FAIL the compared search found nothing by keyword"; scope_failed=1; }
 
-node "$ROOT/tests/cli/search_cases.mjs" "$BIN" "$DB" "$ROOT/tests/cases/search" &&
+# Vector parity: the vector mode of every case also runs on a SQLite twin
+# built the same way, and must give the same top results there (on the pg
+# stage: PostgreSQL against SQLite; on SQLite: two fresh databases agree).
+TWIN="$WORK/twin.db"
+"$BIN" init --demo --db "$TWIN" 2>"$WORK/init.log" || { cat "$WORK/init.log" >&2; exit 1; }
+"$BIN" sql --db "$TWIN" "INSERT INTO dbmcp_interface_tools (interface, tool, position) VALUES ('default', 'search_documents', 90)" >/dev/null ||
+  exit 1
+
+node "$ROOT/tests/cli/search_cases.mjs" "$BIN" "$DB" "$ROOT/tests/cases/search" "$TWIN" &&
   [ "$resources_failed" -eq 0 ] && [ "$scope_failed" -eq 0 ]

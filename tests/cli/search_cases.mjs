@@ -16,17 +16,24 @@
 //   min_relevance passed on as the argument
 // Prints "ok"/"FAIL" per case and mode, then "N passed, M failed"; exits 1
 // on any failure. Adding a case never needs a change here.
+//
+// Engine parity: with a fourth argument TWIN (a SQLite database built the
+// same way), every case's vector mode also runs on TWIN, and the top
+// results must be the same on both: the same chunks (uri) in the same
+// order, with the same vector distance to 4 decimals (the engines store
+// float32 vectors alike; the last bits of a sum may differ). search.sh
+// passes it, so on PostgreSQL this compares PostgreSQL with SQLite.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-const [bin, db, dir] = process.argv.slice(2);
+const [bin, db, dir, twin] = process.argv.slice(2);
 let passed = 0, failed = 0;
 
-function call(iface, args) {
+function call(iface, args, on = db) {
   try {
     const out = execFileSync(bin, ["call", "search_documents", JSON.stringify(args), "--json",
-      "--db", db, "--interface", iface], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      "--db", on, "--interface", iface], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     return JSON.parse(out);
   } catch (e) {
     return { error: (e.stdout || "") + (e.stderr || "") };
@@ -51,6 +58,32 @@ function check(c, res) {
   return null;
 }
 
+function report(name, why) {
+  if (why) {
+    failed++;
+    console.log(`FAIL ${name}: ${why}`);
+  } else {
+    passed++;
+    console.log(`ok   ${name}`);
+  }
+}
+
+// The top results of a vector search, as compared across engines.
+function top(res) {
+  return (res.structuredContent?.results ?? []).map((r) =>
+    `${r.rank} ${r.uri} ${r.scores?.vector?.distance?.toFixed(4)}`);
+}
+
+// null when res (this database) and ref (TWIN) have the same top results
+// (none on both is the same: check() fails a case that wants some).
+function parity(res, ref) {
+  if (res.error || ref.error) return `call failed: ${(res.error || ref.error).slice(0, 300)}`;
+  const a = top(res), b = top(ref);
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    if (a[i] !== b[i]) return `result ${i + 1} is '${a[i]}' here, '${b[i]}' on the twin`;
+  return null;
+}
+
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
   const c = JSON.parse(readFileSync(join(dir, file), "utf8"));
   for (const mode of c.modes) {
@@ -58,15 +91,12 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".json")).sort()) {
     if (c.filters) args.filters = c.filters;
     if (c.expand) args.expand = true;
     if (c.min_relevance !== undefined) args.min_relevance = c.min_relevance;
-    const why = check(c, call(c.interface ?? "document_analysis", args));
+    const res = call(c.interface ?? "document_analysis", args);
     const name = `${file.replace(/\.json$/, "")} [${mode}]`;
-    if (why) {
-      failed++;
-      console.log(`FAIL ${name}: ${why}`);
-    } else {
-      passed++;
-      console.log(`ok   ${name}`);
-    }
+    report(name, check(c, res));
+    if (twin && mode === "vector")
+      report(`${name} same top results on both engines`,
+        parity(res, call(c.interface ?? "document_analysis", args, twin)));
   }
 }
 console.log(`${passed} passed, ${failed} failed`);

@@ -54,6 +54,16 @@ same_text_renamed() {
   [ -n "$b" ] && [ "$a" = "$b" ]
 }
 
+# call_answers_exactly TEXT TOOL ARGS: `dbmcp call TOOL ARGS`'s answer, call
+# id masked; fails unless it is TEXT, byte for byte (the same sentence on
+# both engines, nothing engine-specific added).
+call_answers_exactly() {
+  local got
+  got=$(dbmcp call "$2" "$3" 2>/dev/null | sed -E 's/\(call id [0-9a-f-]+\)/(call id …)/')
+  printf '%s\n' "$got"
+  [ "$got" = "$1" ]
+}
+
 # read_resource URI: the JSON-RPC answer to resources/read of URI over stdio.
 read_resource() {
   printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \

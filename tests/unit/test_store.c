@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/driver.h"
 #include "store/dump.h"
 #include "store/store.h"
 
@@ -365,16 +366,49 @@ static void test_dump_objects(void **state)
     store_finalize(st);
 }
 
+/* The function a failure names only in its message (PostgreSQL's 42501
+ * on a function the role may not run), found among the statement's calls
+ * whatever the message's language; never a word in a literal or a name
+ * not called. */
+static void test_failure_call_in(void **state)
+{
+    (void)state;
+    char name[64];
+    store_failure_call_in("SELECT pg_read_file('/etc/hostname') AS f",
+                          "permission denied for function pg_read_file", name, sizeof name);
+    assert_string_equal(name, "pg_read_file");
+    store_failure_call_in("SELECT upper(x), PG_LS_DIR ('d') FROM t",
+                          "Keine Berechtigung für Funktion pg_ls_dir", name, sizeof name);
+    assert_string_equal(name, "PG_LS_DIR");
+    store_failure_call_in("SELECT 'pg_read_file(' || f FROM t",
+                          "permission denied for function "
+                          "pg_read_file",
+                          name, sizeof name);
+    assert_string_equal(name, "");
+    store_failure_call_in("SELECT * FROM secret", "permission denied for table secret", name,
+                          sizeof name);
+    assert_string_equal(name, "");
+    store_failure_call_in("SELECT my_fn(1)", "permission denied for function my_fn_2", name,
+                          sizeof name);
+    assert_string_equal(name, "");
+    char small[4];
+    store_failure_call_in("SELECT abcdef(1)", "denied: abcdef", small, sizeof small);
+    assert_string_equal(small, "abc");
+    store_failure_call_in(NULL, "x", name, sizeof name);
+    assert_string_equal(name, "");
+}
+
 #define STORE_TEST(fn) cmocka_unit_test_setup_teardown(fn, fixture_setup, fixture_teardown)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        STORE_TEST(test_constraint_codes), STORE_TEST(test_stmt_is_readonly),
-        STORE_TEST(test_guard_explain),    STORE_TEST(test_identity),
-        STORE_TEST(test_column_kind),      STORE_TEST(test_query_budget),
-        STORE_TEST(test_statement_length), STORE_TEST(test_prepare_next),
-        STORE_TEST(test_ident_quote),      STORE_TEST(test_dump_objects),
+        STORE_TEST(test_constraint_codes),      STORE_TEST(test_stmt_is_readonly),
+        STORE_TEST(test_guard_explain),         STORE_TEST(test_identity),
+        STORE_TEST(test_column_kind),           STORE_TEST(test_query_budget),
+        STORE_TEST(test_statement_length),      STORE_TEST(test_prepare_next),
+        STORE_TEST(test_ident_quote),           STORE_TEST(test_dump_objects),
+        cmocka_unit_test(test_failure_call_in),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
